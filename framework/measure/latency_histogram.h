@@ -1,0 +1,103 @@
+// LatencyHistogram: log-linear histogram of nanosecond latencies, in the HdrHistogram layout.
+//
+// Layout: values below 2^kSubBits (64 ns) each have their own bucket. Above that, every power of
+// two [2^k, 2^(k+1)) is split into 2^kSubBits linear sub-buckets of width 2^(k-kSubBits), so a
+// bucket's width is at most 1/64 of its lower bound (relative error <= 1.6%). The top bucket ends
+// at 2^kMaxBits ns (~17.2 s). Larger values are counted in overflow_, and min/max/sum stay exact.
+//
+// record() is O(1), branch-light and allocation-free: the bucket array is allocated once in the
+// constructor. A histogram belongs to one thread while recording; merge after the threads join.
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace rtgate {
+
+struct Bucket {
+  std::uint64_t lower_ns;  // inclusive
+  std::uint64_t upper_ns;  // exclusive
+  std::uint64_t count;
+};
+
+class LatencyHistogram {
+ public:
+  static constexpr int kSubBits = 6;
+  static constexpr int kMaxBits = 34;  // 2^34 ns = 17.18 s
+  static constexpr std::uint64_t kSubCount = std::uint64_t{1} << kSubBits;
+  static constexpr std::uint64_t kRangeEnd = std::uint64_t{1} << kMaxBits;
+  static constexpr std::size_t kBuckets = (kMaxBits - kSubBits + 1) * kSubCount;
+
+  LatencyHistogram() : counts_(kBuckets, 0) {}
+
+  // Negative inputs (a clock that went backwards) are recorded as 0.
+  void record(std::int64_t value_ns) noexcept {
+    const std::uint64_t v = value_ns < 0 ? 0 : static_cast<std::uint64_t>(value_ns);
+    ++count_;
+    sum_ += v;
+    sum_sq_ += static_cast<unsigned __int128>(v) * v;
+    if (v < min_) min_ = v;
+    if (v > max_) max_ = v;
+    if (v >= kRangeEnd) [[unlikely]] {
+      ++overflow_;
+      return;
+    }
+    ++counts_[bucket_index(v)];
+  }
+
+  static constexpr std::size_t bucket_index(std::uint64_t v) noexcept {
+    if (v < kSubCount) return static_cast<std::size_t>(v);
+    const int msb = std::bit_width(v) - 1;
+    const int shift = msb - kSubBits;
+    return static_cast<std::size_t>((static_cast<std::uint64_t>(shift + 1) << kSubBits) +
+                                    ((v >> shift) - kSubCount));
+  }
+  static constexpr std::uint64_t bucket_lower(std::size_t index) noexcept {
+    const std::uint64_t group = index >> kSubBits;
+    const std::uint64_t sub = index & (kSubCount - 1);
+    if (group == 0) return sub;
+    return (kSubCount + sub) << (group - 1);
+  }
+  static constexpr std::uint64_t bucket_upper(std::size_t index) noexcept {
+    const std::uint64_t group = index >> kSubBits;
+    return bucket_lower(index) + (group == 0 ? 1 : std::uint64_t{1} << (group - 1));
+  }
+
+  void merge(const LatencyHistogram& other) noexcept;
+  void reset() noexcept;
+
+  std::uint64_t count() const noexcept { return count_; }
+  std::uint64_t overflow() const noexcept { return overflow_; }
+  // min() and max() are exact; 0 when empty.
+  std::uint64_t min() const noexcept { return count_ ? min_ : 0; }
+  std::uint64_t max() const noexcept { return max_; }
+  double mean() const noexcept;
+  double stddev() const noexcept;  // population standard deviation
+
+  // Nearest-rank quantile (q in [0, 1]): the upper edge of the bucket that holds the sample of
+  // rank ceil(q * count), clamped to [min, max]. Never below the true quantile, and above it by
+  // less than one bucket width (<= 1/64 of the value, or 1 ns below 64 ns). Samples in overflow
+  // rank above every bucket; a quantile that lands there returns the exact max.
+  std::uint64_t quantile(double q) const noexcept;
+
+  // The non-empty buckets, in ascending order.
+  std::vector<Bucket> buckets() const;
+
+  // Rebuilds a histogram from exported data (JSON): buckets plus the exact figures a bucket list
+  // cannot carry. Returns false if a bucket does not match this layout.
+  bool restore(const std::vector<Bucket>& buckets, std::uint64_t count, std::uint64_t min,
+               std::uint64_t max, double mean, double stddev, std::uint64_t overflow);
+
+ private:
+  std::vector<std::uint64_t> counts_;
+  std::uint64_t count_ = 0;
+  std::uint64_t overflow_ = 0;
+  std::uint64_t min_ = std::numeric_limits<std::uint64_t>::max();
+  std::uint64_t max_ = 0;
+  unsigned __int128 sum_ = 0;
+  unsigned __int128 sum_sq_ = 0;
+};
+
+}  // namespace rtgate

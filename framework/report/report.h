@@ -1,0 +1,112 @@
+// The result model: what a run produced, independent of any exporter.
+//
+// RunReport holds SuiteResults, each holding Cases, each holding Metrics. Exporters (JSON, JUnit,
+// Prometheus, console) consume it; the gate compares two of them. Field names follow the
+// "rtgate.result/1" JSON contract in DESIGN.md.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "framework/measure/latency_histogram.h"
+#include "framework/report/environment.h"
+#include "framework/report/hygiene.h"
+
+namespace rtgate {
+
+inline constexpr const char* kResultSchema = "rtgate.result/1";
+
+enum class MetricKind { kLatency, kThroughput, kDuration, kCount };
+enum class Better { kLower, kHigher };
+enum class SuiteStatus { kPassed, kFailed, kSkipped, kError };
+
+const char* to_string(MetricKind kind);
+const char* to_string(Better better);
+const char* to_string(SuiteStatus status);
+std::optional<MetricKind> metric_kind_from(const std::string& s);
+std::optional<Better> better_from(const std::string& s);
+std::optional<SuiteStatus> suite_status_from(const std::string& s);
+
+// Summary of a latency metric (ns), computed from its histogram.
+struct LatencySummary {
+  std::uint64_t count = 0;
+  std::uint64_t min = 0;
+  double mean = 0;
+  double stddev = 0;
+  std::uint64_t p50 = 0, p90 = 0, p99 = 0, p999 = 0, p9999 = 0;
+  std::uint64_t max = 0;
+  std::uint64_t overflow = 0;
+  static LatencySummary of(const LatencyHistogram& h);
+};
+
+// Summary of per-run samples (throughput, duration, count).
+struct SampleSummary {
+  std::size_t n = 0;
+  double hmean = 0, amean = 0, stddev = 0, cv = 0, min = 0, max = 0;
+  static SampleSummary of(const std::vector<double>& samples);
+};
+
+struct Metric {
+  std::string name;
+  MetricKind kind = MetricKind::kLatency;
+  std::string unit;
+  Better better = Better::kLower;
+  // Latency: per-run or per-block maxima. Other kinds: one value per run.
+  std::vector<double> samples;
+  std::optional<LatencyHistogram> histogram;  // latency metrics only
+
+  static Metric latency(std::string name, LatencyHistogram h, std::vector<double> block_maxima);
+  static Metric throughput(std::string name, std::string unit, double value);
+  static Metric count(std::string name, double value, std::string unit = "events");
+
+  // Folds another run of the same metric into this one.
+  void merge(const Metric& other);
+};
+
+struct Case {
+  std::string name;
+  std::map<std::string, std::string> labels;
+  std::vector<Metric> metrics;
+  bool contaminated = false;
+  std::vector<std::string> contaminated_reasons;
+
+  Metric* find(const std::string& metric_name);
+  const Metric* find(const std::string& metric_name) const;
+};
+
+using ParamValue = std::variant<std::int64_t, double, bool, std::string>;
+
+struct SuiteResult {
+  std::string name;
+  std::map<std::string, ParamValue> params;
+  SuiteStatus status = SuiteStatus::kPassed;
+  std::string reason;
+  double duration_s = 0;
+  int runs = 0;  // runs completed
+  Hygiene hygiene;
+  bool contaminated = false;
+  std::vector<std::string> contaminated_reasons;
+  std::vector<Case> cases;
+
+  Case* find(const std::string& case_name);
+  // Folds the cases of another run into this one (metrics merged by name).
+  void merge_run(const SuiteResult& run);
+};
+
+struct RunReport {
+  std::string schema = kResultSchema;
+  std::string tool_version;
+  std::string started_at;   // RFC 3339, UTC
+  std::string finished_at;  // RFC 3339, UTC
+  bool complete = true;
+  Environment environment;
+  std::vector<SuiteResult> suites;
+};
+
+std::string rfc3339_now();
+
+}  // namespace rtgate
