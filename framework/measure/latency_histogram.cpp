@@ -74,9 +74,9 @@ bool LatencyHistogram::restore(const std::vector<Bucket>& buckets, std::uint64_t
   max_ = max;
   const long double n = static_cast<long double>(count);
   const long double s = static_cast<long double>(mean) * n;
-  sum_ = static_cast<unsigned __int128>(std::llround(s));
+  sum_ = static_cast<Uint128>(std::llround(s));
   const long double var = static_cast<long double>(stddev) * stddev;
-  sum_sq_ = static_cast<unsigned __int128>((var + static_cast<long double>(mean) * mean) * n);
+  sum_sq_ = static_cast<Uint128>((var + static_cast<long double>(mean) * mean) * n);
   return true;
 }
 

@@ -16,6 +16,9 @@
 
 namespace rtgate {
 
+// 128-bit sums: a sum of squares of ns values overflows 64 bits after a few samples of seconds.
+__extension__ using Uint128 = unsigned __int128;
+
 struct Bucket {
   std::uint64_t lower_ns;  // inclusive
   std::uint64_t upper_ns;  // exclusive
@@ -37,7 +40,7 @@ class LatencyHistogram {
     const std::uint64_t v = value_ns < 0 ? 0 : static_cast<std::uint64_t>(value_ns);
     ++count_;
     sum_ += v;
-    sum_sq_ += static_cast<unsigned __int128>(v) * v;
+    sum_sq_ += static_cast<Uint128>(v) * v;
     if (v < min_) min_ = v;
     if (v > max_) max_ = v;
     if (v >= kRangeEnd) [[unlikely]] {
@@ -49,7 +52,7 @@ class LatencyHistogram {
 
   static constexpr std::size_t bucket_index(std::uint64_t v) noexcept {
     if (v < kSubCount) return static_cast<std::size_t>(v);
-    const int msb = std::bit_width(v) - 1;
+    const int msb = static_cast<int>(std::bit_width(v)) - 1;
     const int shift = msb - kSubBits;
     return static_cast<std::size_t>((static_cast<std::uint64_t>(shift + 1) << kSubBits) +
                                     ((v >> shift) - kSubCount));
@@ -96,8 +99,8 @@ class LatencyHistogram {
   std::uint64_t overflow_ = 0;
   std::uint64_t min_ = std::numeric_limits<std::uint64_t>::max();
   std::uint64_t max_ = 0;
-  unsigned __int128 sum_ = 0;
-  unsigned __int128 sum_sq_ = 0;
+  Uint128 sum_ = 0;
+  Uint128 sum_sq_ = 0;
 };
 
 }  // namespace rtgate

@@ -1,0 +1,75 @@
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "exporters/json_exporter.h"
+#include "framework/report/environment.h"
+#include "framework/rt/rt_checks.h"
+
+namespace rtgate::cli {
+namespace {
+
+std::string limit(std::int64_t v) { return v < 0 ? "unlimited" : std::to_string(v); }
+
+nlohmann::ordered_json readiness_json(const rt::Readiness& r) {
+  return {{"sched_fifo", r.sched_fifo},         {"reason", r.reason},
+          {"is_root", r.is_root},               {"cap_sys_nice", r.cap_sys_nice},
+          {"cap_ipc_lock", r.cap_ipc_lock},     {"rlimit_rtprio", r.rlimit_rtprio},
+          {"rlimit_memlock", r.rlimit_memlock}, {"rt_runtime_us", r.rt_runtime_us},
+          {"rt_period_us", r.rt_period_us},     {"throttling", r.throttling},
+          {"cpu_dma_latency_writable", r.cpu_dma_latency_writable}};
+}
+
+}  // namespace
+
+void add_env(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "env", "RT readiness: kernel, preempt model, caps, throttling, cpu_dma_latency, isolation");
+  auto json = std::make_shared<bool>(false);
+  cmd->add_flag("--json", *json, "machine-readable output");
+  cmd->callback([json, &exit_code] {
+    RunReport probe;
+    probe.environment = capture_environment();
+    const rt::Readiness r = rt::check_readiness();
+    if (*json) {
+      auto out = to_json(probe)["environment"];
+      out["readiness"] = readiness_json(r);
+      std::printf("%s\n", out.dump(2).c_str());
+      return;
+    }
+    const Environment& e = probe.environment;
+    const auto row = [](const char* k, const std::string& v) {
+      std::printf("  %-20s %s\n", k, v.empty() ? "-" : v.c_str());
+    };
+    std::printf("machine\n");
+    row("hostname", e.hostname);
+    row("kernel", e.kernel_release + " " + e.kernel_version);
+    row("preempt model", e.preempt_model + (e.realtime ? " (PREEMPT_RT)" : ""));
+    row("cpu", e.cpu_model);
+    row("online cpus", std::to_string(e.online_cpus) + " (" + e.online_cpu_list + ")");
+    row("isolcpus", e.isolated_cpus);
+    row("nohz_full", e.nohz_full);
+    row("smt", e.smt);
+    row("governors", e.governors);
+    row("clocksource", e.clocksource);
+    row("hypervisor", e.hypervisor.empty() ? "none (bare metal)" : e.hypervisor);
+    row("cmdline", e.cmdline);
+    std::printf("rt readiness\n");
+    row("SCHED_FIFO", r.sched_fifo ? "yes" : "no: " + r.reason);
+    row("root", r.is_root ? "yes" : "no");
+    row("CAP_SYS_NICE", r.cap_sys_nice ? "yes" : "no");
+    row("CAP_IPC_LOCK", r.cap_ipc_lock ? "yes" : "no");
+    row("RLIMIT_RTPRIO", limit(r.rlimit_rtprio));
+    row("RLIMIT_MEMLOCK", limit(r.rlimit_memlock));
+    row("rt throttling",
+        r.throttling ? std::to_string(r.rt_runtime_us) + " of " + std::to_string(r.rt_period_us) +
+                           " us per period"
+                     : "off");
+    row("cpu_dma_latency",
+        (e.cpu_dma_latency_us < 0 ? std::string("unreadable")
+                                  : std::to_string(e.cpu_dma_latency_us) + " us") +
+            (r.cpu_dma_latency_writable ? " (rtgate holds it at 0 during runs)" : " (read-only)"));
+    exit_code = kExitOk;
+  });
+}
+
+}  // namespace rtgate::cli

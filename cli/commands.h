@@ -1,0 +1,31 @@
+// The rtgate subcommands. Each add_* wires one subcommand into the CLI11 app; its callback
+// stores the process exit code in `exit_code`.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+namespace rtgate::cli {
+
+// Exit codes (DESIGN.md).
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitInconclusive = 3;
+inline constexpr int kExitEnvironment = 4;
+inline constexpr int kExitInterrupted = 130;
+
+void add_list(CLI::App& app, int& exit_code);
+void add_describe(CLI::App& app, int& exit_code);
+void add_env(CLI::App& app, int& exit_code);
+void add_run(CLI::App& app, int& exit_code);
+
+// A one-line error on stderr, "rtgate: error: ...".
+void print_error(const std::string& message);
+
+// Rewrites selector exclusions ("-lock.*") that CLI11 would take for short options into
+// "--exclude=lock.*". "-p..." with '=' stays a parameter, and known short options stay as they are.
+std::vector<std::string> rewrite_exclusions(const std::vector<std::string>& args);
+
+}  // namespace rtgate::cli

@@ -1,0 +1,63 @@
+// rtgate: CLI11 wiring only. The work happens in framework/ and exporters/.
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <string_view>
+#include <exception>
+
+#include "cli/commands.h"
+
+namespace rtgate::cli {
+
+void print_error(const std::string& message) {
+  std::fprintf(stderr, "rtgate: error: %s\n", message.c_str());
+}
+
+std::vector<std::string> rewrite_exclusions(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (const std::string& a : args) {
+    // "-10" is a negative number, "-x.y" a selector: only a letter or a glob starts one.
+    const bool short_form = a.size() > 2 && a[0] == '-' &&
+                            (std::isalpha(static_cast<unsigned char>(a[1])) ||
+                             std::string_view("*?[").find(a[1]) != std::string_view::npos);
+    const bool attached_param = a.rfind("-p", 0) == 0 && a.find('=') != std::string::npos;
+    if (short_form && !attached_param) {
+      out.push_back("--exclude=" + a.substr(1));
+    } else {
+      out.push_back(a);
+    }
+  }
+  return out;
+}
+
+}  // namespace rtgate::cli
+
+int main(int argc, char** argv) {
+  using namespace rtgate::cli;
+  CLI::App app{"rtgate: real-time latency regression tests for Linux", "rtgate"};
+  app.set_version_flag("--version", RTGATE_VERSION);
+  app.require_subcommand(1);
+  app.footer(
+      "Exit codes: 0 ok, 1 regression or failed suite, 2 usage or input error, 3 inconclusive,\n"
+      "4 environment cannot run what was required, 130 interrupted.");
+  int exit_code = kExitOk;
+  add_list(app, exit_code);
+  add_describe(app, exit_code);
+  add_env(app, exit_code);
+  add_run(app, exit_code);
+
+  std::vector<std::string> args(argv + 1, argv + argc);
+  args = rewrite_exclusions(args);
+  std::reverse(args.begin(), args.end());  // CLI11 takes the vector form back to front
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    print_error(std::string(e.what()) + " (see rtgate --help)");
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    return kExitFailed;
+  }
+  return exit_code;
+}

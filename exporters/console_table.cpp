@@ -1,0 +1,98 @@
+#include "exporters/console_table.h"
+
+#include <algorithm>
+#include <cstdarg>
+
+namespace rtgate {
+namespace {
+
+std::string fmt(const char* f, ...) __attribute__((format(printf, 1, 2)));
+std::string fmt(const char* f, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, f);
+  std::vsnprintf(buf, sizeof buf, f, ap);
+  va_end(ap);
+  return buf;
+}
+
+// Nanoseconds in the unit a reader expects at that size.
+std::string dur(double ns) {
+  if (ns < 10'000) return fmt("%.2fus", ns / 1e3);
+  if (ns < 10'000'000) return fmt("%.1fus", ns / 1e3);
+  return fmt("%.1fms", ns / 1e6);
+}
+
+std::string count_notes(const Case& c) {
+  std::string notes;
+  for (const Metric& m : c.metrics) {
+    if (m.kind != MetricKind::kCount) continue;
+    double total = 0;
+    for (double v : m.samples) total += v;
+    notes += fmt("%s%s=%.0f", notes.empty() ? "" : " ", m.name.c_str(), total);
+  }
+  return notes;
+}
+
+void render_suite(std::string& out, const SuiteResult& s) {
+  out += fmt("%s: %s", s.name.c_str(), to_string(s.status));
+  if (s.status != SuiteStatus::kSkipped) {
+    out += fmt(" (%d run%s, %.1f s)", s.runs, s.runs == 1 ? "" : "s", s.duration_s);
+  }
+  if (!s.reason.empty()) out += " - " + s.reason;
+  out += "\n";
+  bool header = false;
+  for (const Case& c : s.cases) {
+    for (const Metric& m : c.metrics) {
+      if (m.histogram) {
+        if (!header) {
+          out += fmt("  %-10s %-16s %10s %9s %9s %9s %9s %9s  %s\n", "case", "metric", "samples",
+                     "min", "p50", "p99", "p99.9", "max", "notes");
+          header = true;
+        }
+        const LatencySummary l = LatencySummary::of(*m.histogram);
+        std::string notes = count_notes(c);
+        if (c.contaminated) notes += (notes.empty() ? "" : " ") + std::string("CONTAMINATED");
+        out += fmt("  %-10s %-16s %10llu %9s %9s %9s %9s %9s  %s\n", c.name.c_str(),
+                   m.name.c_str(), static_cast<unsigned long long>(l.count),
+                   dur(static_cast<double>(l.min)).c_str(), dur(static_cast<double>(l.p50)).c_str(),
+                   dur(static_cast<double>(l.p99)).c_str(),
+                   dur(static_cast<double>(l.p999)).c_str(),
+                   dur(static_cast<double>(l.max)).c_str(), notes.c_str());
+      } else if (m.kind == MetricKind::kThroughput || m.kind == MetricKind::kDuration) {
+        const SampleSummary t = SampleSummary::of(m.samples);
+        out += fmt("  %-10s %-16s hmean %.4g %s  (n=%zu, cv %.1f%%)\n", c.name.c_str(),
+                   m.name.c_str(), t.hmean, m.unit.c_str(), t.n, t.cv);
+      }
+    }
+  }
+  for (const std::string& why : s.contaminated_reasons) out += "  contaminated: " + why + "\n";
+}
+
+}  // namespace
+
+std::string render_console(const RunReport& report) {
+  const Environment& e = report.environment;
+  std::string out = fmt("rtgate %s  kernel %s (preempt %s%s), %d CPUs, %s\n",
+                        report.tool_version.c_str(), e.kernel_release.c_str(),
+                        e.preempt_model.c_str(), e.realtime ? ", PREEMPT_RT" : "", e.online_cpus,
+                        e.hostname.c_str());
+  for (const SuiteResult& s : report.suites) render_suite(out, s);
+  const auto count = [&](SuiteStatus st) {
+    return std::count_if(report.suites.begin(), report.suites.end(),
+                         [st](const SuiteResult& s) { return s.status == st; });
+  };
+  out += fmt("%zu suites: %ld passed, %ld failed, %ld error, %ld skipped%s\n",
+             report.suites.size(), count(SuiteStatus::kPassed), count(SuiteStatus::kFailed),
+             count(SuiteStatus::kError), count(SuiteStatus::kSkipped),
+             report.complete ? "" : "  (INCOMPLETE: interrupted)");
+  return out;
+}
+
+std::string ConsoleExporter::write(const RunReport& report) {
+  std::fputs(render_console(report).c_str(), out_);
+  std::fflush(out_);
+  return "";
+}
+
+}  // namespace rtgate

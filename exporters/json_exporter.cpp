@@ -1,0 +1,144 @@
+#include "exporters/json_exporter.h"
+
+#include "framework/atomic_file.h"
+
+namespace rtgate {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+ojson environment_json(const Environment& e) {
+  ojson j;
+  j["hostname"] = e.hostname;
+  j["kernel_release"] = e.kernel_release;
+  j["kernel_version"] = e.kernel_version;
+  j["machine"] = e.machine;
+  j["preempt_model"] = e.preempt_model;
+  j["realtime"] = e.realtime;
+  j["cmdline"] = e.cmdline;
+  j["cpu_model"] = e.cpu_model;
+  j["online_cpus"] = e.online_cpus;
+  j["online_cpu_list"] = e.online_cpu_list;
+  j["isolated_cpus"] = e.isolated_cpus;
+  j["nohz_full"] = e.nohz_full;
+  j["rt_runtime_us"] = e.rt_runtime_us;
+  j["rt_period_us"] = e.rt_period_us;
+  j["rt_capable"] = e.rt_capable;
+  j["cpu_dma_latency_us"] = e.cpu_dma_latency_us;
+  j["clocksource"] = e.clocksource;
+  j["governors"] = e.governors;
+  j["smt"] = e.smt;
+  j["hypervisor"] = e.hypervisor;
+  j["memory_total_kb"] = e.memory_total_kb;
+  for (const auto& [k, v] : e.extra) j["extra"][k] = v;
+  return j;
+}
+
+ojson hygiene_json(const Hygiene& h) {
+  ojson j;
+  j["foreign_rt_threads"] = ojson::array();
+  for (const ForeignRtThread& t : h.foreign_rt_threads) {
+    j["foreign_rt_threads"].push_back({{"pid", t.pid},
+                                       {"tid", t.tid},
+                                       {"comm", t.comm},
+                                       {"policy", t.policy},
+                                       {"priority", t.priority},
+                                       {"cpus_allowed", t.cpus_allowed},
+                                       {"kernel_thread", t.kernel_thread},
+                                       {"runtime_ns", t.runtime_ns}});
+  }
+  j["steal_ms"] = h.steal_ms;
+  j["steal_ms_per_cpu"] = ojson::object();
+  for (const auto& [cpu, ms] : h.steal_ms_per_cpu) j["steal_ms_per_cpu"][std::to_string(cpu)] = ms;
+  j["rt_throttled"] = h.rt_throttled;
+  j["rt_throttled_source"] = h.rt_throttled_source;
+  j["missed_periods"] = h.missed_periods;
+  return j;
+}
+
+ojson param_json(const ParamValue& v) {
+  return std::visit([](const auto& x) { return ojson(x); }, v);
+}
+
+ojson metric_json(const Metric& m) {
+  ojson j;
+  j["name"] = m.name;
+  j["kind"] = to_string(m.kind);
+  j["unit"] = m.unit;
+  j["better"] = to_string(m.better);
+  if (m.histogram) {
+    const LatencySummary s = LatencySummary::of(*m.histogram);
+    j["summary"] = {{"count", s.count}, {"min", s.min},     {"mean", s.mean},
+                    {"stddev", s.stddev}, {"p50", s.p50},   {"p90", s.p90},
+                    {"p99", s.p99},     {"p999", s.p999},   {"p9999", s.p9999},
+                    {"max", s.max},     {"overflow", s.overflow}};
+  } else {
+    const SampleSummary s = SampleSummary::of(m.samples);
+    j["summary"] = {{"n", s.n},       {"hmean", s.hmean}, {"amean", s.amean}, {"stddev", s.stddev},
+                    {"cv", s.cv},     {"min", s.min},     {"max", s.max}};
+  }
+  j["samples"] = m.samples;
+  if (m.histogram) {
+    ojson buckets = ojson::array();
+    for (const Bucket& b : m.histogram->buckets()) {
+      buckets.push_back({b.lower_ns, b.upper_ns, b.count});
+    }
+    j["histogram"] = {{"layout", "log-linear"},
+                      {"sub_bucket_bits", LatencyHistogram::kSubBits},
+                      {"range_ns", {0, LatencyHistogram::kRangeEnd}},
+                      {"buckets", std::move(buckets)}};
+  }
+  return j;
+}
+
+ojson case_json(const Case& c) {
+  ojson j;
+  j["name"] = c.name;
+  j["labels"] = ojson::object();
+  for (const auto& [k, v] : c.labels) j["labels"][k] = v;
+  j["contaminated"] = c.contaminated;
+  j["contaminated_reasons"] = c.contaminated_reasons;
+  j["metrics"] = ojson::array();
+  for (const Metric& m : c.metrics) j["metrics"].push_back(metric_json(m));
+  return j;
+}
+
+ojson suite_json(const SuiteResult& s) {
+  ojson j;
+  j["name"] = s.name;
+  j["params"] = ojson::object();
+  for (const auto& [k, v] : s.params) j["params"][k] = param_json(v);
+  j["status"] = to_string(s.status);
+  j["reason"] = s.reason;
+  j["duration_s"] = s.duration_s;
+  j["runs"] = s.runs;
+  j["hygiene"] = hygiene_json(s.hygiene);
+  j["contaminated"] = s.contaminated;
+  j["contaminated_reasons"] = s.contaminated_reasons;
+  j["cases"] = ojson::array();
+  for (const Case& c : s.cases) j["cases"].push_back(case_json(c));
+  return j;
+}
+
+}  // namespace
+
+nlohmann::ordered_json to_json(const RunReport& report) {
+  ojson j;
+  j["schema"] = report.schema;
+  j["tool"] = {{"name", "rtgate"}, {"version", report.tool_version}};
+  j["started_at"] = report.started_at;
+  j["finished_at"] = report.finished_at;
+  j["complete"] = report.complete;
+  j["environment"] = environment_json(report.environment);
+  j["suites"] = ojson::array();
+  for (const SuiteResult& s : report.suites) j["suites"].push_back(suite_json(s));
+  return j;
+}
+
+std::string to_json_text(const RunReport& report) { return to_json(report).dump(2) + "\n"; }
+
+std::string JsonExporter::write(const RunReport& report) {
+  return write_file_atomically(path_, to_json_text(report));
+}
+
+}  // namespace rtgate

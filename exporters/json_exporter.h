@@ -1,0 +1,35 @@
+// JSON results, schema "rtgate.result/1" (DESIGN.md), written atomically; and the reader that
+// the gate and the tests use to load them back.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "exporters/exporter.h"
+
+namespace rtgate {
+
+nlohmann::ordered_json to_json(const RunReport& report);
+std::string to_json_text(const RunReport& report);
+
+class JsonError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Parses a result document. Throws JsonError with a one-line reason naming the offending field
+// when the document is not "rtgate.result/1" or is malformed.
+RunReport report_from_json(const nlohmann::json& doc);
+RunReport read_report_file(const std::string& path);
+
+class JsonExporter : public Exporter {
+ public:
+  explicit JsonExporter(std::string path) : path_(std::move(path)) {}
+  std::string write(const RunReport& report) override;
+
+ private:
+  std::string path_;
+};
+
+}  // namespace rtgate

@@ -1,0 +1,209 @@
+// Reading "rtgate.result/1" documents back into a RunReport (the gate, compare, tests).
+#include <fstream>
+#include <sstream>
+
+#include "exporters/json_exporter.h"
+
+namespace rtgate {
+namespace {
+
+using json = nlohmann::json;
+
+const json& field(const json& obj, const char* key, const std::string& where) {
+  if (!obj.is_object()) throw JsonError(where + ": expected an object");
+  const auto it = obj.find(key);
+  if (it == obj.end()) throw JsonError(where + ": missing field '" + key + "'");
+  return *it;
+}
+
+template <class T>
+T get(const json& obj, const char* key, const std::string& where) {
+  const json& v = field(obj, key, where);
+  try {
+    return v.get<T>();
+  } catch (const json::exception&) {
+    throw JsonError(where + "." + key + ": wrong type (" + v.type_name() + ")");
+  }
+}
+
+template <class T>
+T get_or(const json& obj, const char* key, T fallback) {
+  const auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return fallback;
+  try {
+    return it->get<T>();
+  } catch (const json::exception&) {
+    return fallback;
+  }
+}
+
+const json& array_field(const json& obj, const char* key, const std::string& where) {
+  const json& v = field(obj, key, where);
+  if (!v.is_array()) throw JsonError(where + "." + key + ": expected an array");
+  return v;
+}
+
+Environment environment_from(const json& j) {
+  Environment e;
+  e.hostname = get_or<std::string>(j, "hostname", "");
+  e.kernel_release = get_or<std::string>(j, "kernel_release", "");
+  e.kernel_version = get_or<std::string>(j, "kernel_version", "");
+  e.machine = get_or<std::string>(j, "machine", "");
+  e.preempt_model = get_or<std::string>(j, "preempt_model", "");
+  e.realtime = get_or<bool>(j, "realtime", false);
+  e.cmdline = get_or<std::string>(j, "cmdline", "");
+  e.cpu_model = get_or<std::string>(j, "cpu_model", "");
+  e.online_cpus = get_or<int>(j, "online_cpus", 0);
+  e.online_cpu_list = get_or<std::string>(j, "online_cpu_list", "");
+  e.isolated_cpus = get_or<std::string>(j, "isolated_cpus", "");
+  e.nohz_full = get_or<std::string>(j, "nohz_full", "");
+  e.rt_runtime_us = get_or<std::int64_t>(j, "rt_runtime_us", 0);
+  e.rt_period_us = get_or<std::int64_t>(j, "rt_period_us", 0);
+  e.rt_capable = get_or<bool>(j, "rt_capable", false);
+  e.cpu_dma_latency_us = get_or<std::int64_t>(j, "cpu_dma_latency_us", -1);
+  e.clocksource = get_or<std::string>(j, "clocksource", "");
+  e.governors = get_or<std::string>(j, "governors", "");
+  e.smt = get_or<std::string>(j, "smt", "");
+  e.hypervisor = get_or<std::string>(j, "hypervisor", "");
+  e.memory_total_kb = get_or<std::int64_t>(j, "memory_total_kb", 0);
+  if (const auto it = j.find("extra"); it != j.end() && it->is_object()) {
+    for (const auto& [k, v] : it->items()) e.extra[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  }
+  return e;
+}
+
+Hygiene hygiene_from(const json& j) {
+  Hygiene h;
+  if (!j.is_object()) return h;
+  if (const auto it = j.find("foreign_rt_threads"); it != j.end() && it->is_array()) {
+    for (const json& t : *it) {
+      ForeignRtThread f;
+      f.pid = get_or<pid_t>(t, "pid", 0);
+      f.tid = get_or<pid_t>(t, "tid", 0);
+      f.comm = get_or<std::string>(t, "comm", "");
+      f.policy = get_or<std::string>(t, "policy", "");
+      f.priority = get_or<int>(t, "priority", 0);
+      f.cpus_allowed = get_or<std::string>(t, "cpus_allowed", "");
+      f.kernel_thread = get_or<bool>(t, "kernel_thread", false);
+      f.runtime_ns = get_or<std::uint64_t>(t, "runtime_ns", 0);
+      h.foreign_rt_threads.push_back(std::move(f));
+    }
+  }
+  h.steal_ms = get_or<double>(j, "steal_ms", 0);
+  if (const auto it = j.find("steal_ms_per_cpu"); it != j.end() && it->is_object()) {
+    for (const auto& [cpu, ms] : it->items()) h.steal_ms_per_cpu[std::stoi(cpu)] = ms.get<double>();
+  }
+  h.rt_throttled = get_or<std::int64_t>(j, "rt_throttled", -1);
+  h.rt_throttled_source = get_or<std::string>(j, "rt_throttled_source", "");
+  h.missed_periods = get_or<std::uint64_t>(j, "missed_periods", 0);
+  return h;
+}
+
+Metric metric_from(const json& j, const std::string& where) {
+  Metric m;
+  m.name = get<std::string>(j, "name", where);
+  const auto kind = metric_kind_from(get<std::string>(j, "kind", where));
+  if (!kind) throw JsonError(where + ".kind: unknown metric kind");
+  m.kind = *kind;
+  m.unit = get<std::string>(j, "unit", where);
+  const auto better = better_from(get<std::string>(j, "better", where));
+  if (!better) throw JsonError(where + ".better: expected lower or higher");
+  m.better = *better;
+  m.samples = get<std::vector<double>>(j, "samples", where);
+  if (m.kind == MetricKind::kLatency) {
+    const std::string hw = where + ".histogram";
+    const json& h = field(j, "histogram", where);
+    const json& s = field(j, "summary", where);
+    std::vector<Bucket> buckets;
+    for (const json& b : array_field(h, "buckets", hw)) {
+      if (!b.is_array() || b.size() != 3) throw JsonError(hw + ": a bucket is not [lower, upper, count]");
+      buckets.push_back({b[0].get<std::uint64_t>(), b[1].get<std::uint64_t>(),
+                         b[2].get<std::uint64_t>()});
+    }
+    LatencyHistogram hist;
+    const std::string sw = where + ".summary";
+    if (!hist.restore(buckets, get<std::uint64_t>(s, "count", sw), get<std::uint64_t>(s, "min", sw),
+                      get<std::uint64_t>(s, "max", sw), get<double>(s, "mean", sw),
+                      get<double>(s, "stddev", sw), get<std::uint64_t>(s, "overflow", sw))) {
+      throw JsonError(hw + ": buckets do not match the log-linear layout or the count");
+    }
+    m.histogram = std::move(hist);
+  }
+  return m;
+}
+
+ParamValue param_from(const json& v) {
+  if (v.is_boolean()) return v.get<bool>();
+  if (v.is_number_integer()) return v.get<std::int64_t>();
+  if (v.is_number()) return v.get<double>();
+  if (v.is_string()) return v.get<std::string>();
+  return v.dump();
+}
+
+SuiteResult suite_from(const json& j, const std::string& where) {
+  SuiteResult s;
+  s.name = get<std::string>(j, "name", where);
+  if (const auto it = j.find("params"); it != j.end() && it->is_object()) {
+    for (const auto& [k, v] : it->items()) s.params[k] = param_from(v);
+  }
+  const auto status = suite_status_from(get<std::string>(j, "status", where));
+  if (!status) throw JsonError(where + ".status: expected passed|failed|skipped|error");
+  s.status = *status;
+  s.reason = get_or<std::string>(j, "reason", "");
+  s.duration_s = get_or<double>(j, "duration_s", 0);
+  s.runs = get_or<int>(j, "runs", 0);
+  s.hygiene = hygiene_from(j.value("hygiene", json::object()));
+  s.contaminated = get_or<bool>(j, "contaminated", false);
+  s.contaminated_reasons = get_or<std::vector<std::string>>(j, "contaminated_reasons", {});
+  const json& cases = array_field(j, "cases", where);
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const std::string cw = where + ".cases[" + std::to_string(i) + "]";
+    Case c;
+    c.name = get<std::string>(cases[i], "name", cw);
+    c.labels = get_or<std::map<std::string, std::string>>(cases[i], "labels", {});
+    c.contaminated = get_or<bool>(cases[i], "contaminated", false);
+    c.contaminated_reasons = get_or<std::vector<std::string>>(cases[i], "contaminated_reasons", {});
+    const json& metrics = array_field(cases[i], "metrics", cw);
+    for (std::size_t k = 0; k < metrics.size(); ++k) {
+      c.metrics.push_back(metric_from(metrics[k], cw + ".metrics[" + std::to_string(k) + "]"));
+    }
+    s.cases.push_back(std::move(c));
+  }
+  return s;
+}
+
+}  // namespace
+
+RunReport report_from_json(const json& doc) {
+  if (!doc.is_object()) throw JsonError("not a result document (expected a JSON object)");
+  RunReport r;
+  const auto schema = get_or<std::string>(doc, "schema", "");
+  if (schema != kResultSchema) {
+    throw JsonError("unsupported schema '" + schema + "' (expected " + kResultSchema + ")");
+  }
+  r.schema = schema;
+  r.tool_version = doc.contains("tool") ? get_or<std::string>(doc["tool"], "version", "") : "";
+  r.started_at = get_or<std::string>(doc, "started_at", "");
+  r.finished_at = get_or<std::string>(doc, "finished_at", "");
+  r.complete = get<bool>(doc, "complete", "document");
+  r.environment = environment_from(doc.value("environment", json::object()));
+  const json& suites = array_field(doc, "suites", "document");
+  for (std::size_t i = 0; i < suites.size(); ++i) {
+    r.suites.push_back(suite_from(suites[i], "suites[" + std::to_string(i) + "]"));
+  }
+  return r;
+}
+
+RunReport read_report_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw JsonError("cannot read '" + path + "'");
+  json doc;
+  try {
+    in >> doc;
+  } catch (const json::parse_error& e) {
+    throw JsonError("'" + path + "' is not valid JSON (byte " + std::to_string(e.byte) + ")");
+  }
+  return report_from_json(doc);
+}
+
+}  // namespace rtgate

@@ -1,0 +1,176 @@
+#include "framework/report/report.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+
+#include "framework/stats/summary.h"
+
+namespace rtgate {
+
+const char* to_string(MetricKind kind) {
+  switch (kind) {
+    case MetricKind::kLatency: return "latency";
+    case MetricKind::kThroughput: return "throughput";
+    case MetricKind::kDuration: return "duration";
+    case MetricKind::kCount: return "count";
+  }
+  return "?";
+}
+
+const char* to_string(Better better) { return better == Better::kLower ? "lower" : "higher"; }
+
+const char* to_string(SuiteStatus status) {
+  switch (status) {
+    case SuiteStatus::kPassed: return "passed";
+    case SuiteStatus::kFailed: return "failed";
+    case SuiteStatus::kSkipped: return "skipped";
+    case SuiteStatus::kError: return "error";
+  }
+  return "?";
+}
+
+std::optional<MetricKind> metric_kind_from(const std::string& s) {
+  for (auto k : {MetricKind::kLatency, MetricKind::kThroughput, MetricKind::kDuration,
+                 MetricKind::kCount}) {
+    if (s == to_string(k)) return k;
+  }
+  return std::nullopt;
+}
+
+std::optional<Better> better_from(const std::string& s) {
+  if (s == "lower") return Better::kLower;
+  if (s == "higher") return Better::kHigher;
+  return std::nullopt;
+}
+
+std::optional<SuiteStatus> suite_status_from(const std::string& s) {
+  for (auto st : {SuiteStatus::kPassed, SuiteStatus::kFailed, SuiteStatus::kSkipped,
+                  SuiteStatus::kError}) {
+    if (s == to_string(st)) return st;
+  }
+  return std::nullopt;
+}
+
+LatencySummary LatencySummary::of(const LatencyHistogram& h) {
+  LatencySummary s;
+  s.count = h.count();
+  s.min = h.min();
+  s.mean = h.mean();
+  s.stddev = h.stddev();
+  s.p50 = h.quantile(0.50);
+  s.p90 = h.quantile(0.90);
+  s.p99 = h.quantile(0.99);
+  s.p999 = h.quantile(0.999);
+  s.p9999 = h.quantile(0.9999);
+  s.max = h.max();
+  s.overflow = h.overflow();
+  return s;
+}
+
+SampleSummary SampleSummary::of(const std::vector<double>& samples) {
+  SampleSummary s;
+  s.n = samples.size();
+  if (samples.empty()) return s;
+  s.hmean = stats::hmean(samples);
+  s.amean = stats::amean(samples);
+  s.stddev = stats::stddev(samples);
+  s.cv = stats::coeff_var(samples);
+  const auto [lo, hi] = std::minmax_element(samples.begin(), samples.end());
+  s.min = *lo;
+  s.max = *hi;
+  return s;
+}
+
+Metric Metric::latency(std::string name, LatencyHistogram h, std::vector<double> block_maxima) {
+  Metric m;
+  m.name = std::move(name);
+  m.kind = MetricKind::kLatency;
+  m.unit = "ns";
+  m.better = Better::kLower;
+  m.samples = std::move(block_maxima);
+  m.histogram = std::move(h);
+  return m;
+}
+
+Metric Metric::throughput(std::string name, std::string unit, double value) {
+  Metric m;
+  m.name = std::move(name);
+  m.kind = MetricKind::kThroughput;
+  m.unit = std::move(unit);
+  m.better = Better::kHigher;
+  m.samples = {value};
+  return m;
+}
+
+Metric Metric::count(std::string name, double value, std::string unit) {
+  Metric m;
+  m.name = std::move(name);
+  m.kind = MetricKind::kCount;
+  m.unit = std::move(unit);
+  m.better = Better::kLower;
+  m.samples = {value};
+  return m;
+}
+
+void Metric::merge(const Metric& other) {
+  samples.insert(samples.end(), other.samples.begin(), other.samples.end());
+  if (other.histogram) {
+    if (histogram) {
+      histogram->merge(*other.histogram);
+    } else {
+      histogram = other.histogram;
+    }
+  }
+}
+
+Metric* Case::find(const std::string& metric_name) {
+  for (Metric& m : metrics) {
+    if (m.name == metric_name) return &m;
+  }
+  return nullptr;
+}
+
+const Metric* Case::find(const std::string& metric_name) const {
+  return const_cast<Case*>(this)->find(metric_name);
+}
+
+Case* SuiteResult::find(const std::string& case_name) {
+  for (Case& c : cases) {
+    if (c.name == case_name) return &c;
+  }
+  return nullptr;
+}
+
+void SuiteResult::merge_run(const SuiteResult& run) {
+  for (const Case& rc : run.cases) {
+    Case* mine = find(rc.name);
+    if (mine == nullptr) {
+      cases.push_back(rc);
+      continue;
+    }
+    for (const Metric& rm : rc.metrics) {
+      if (Metric* m = mine->find(rm.name)) {
+        m->merge(rm);
+      } else {
+        mine->metrics.push_back(rm);
+      }
+    }
+  }
+}
+
+std::string rfc3339_now() {
+  const auto now = std::chrono::system_clock::now();
+  const std::time_t t = std::chrono::system_clock::to_time_t(now);
+  const auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
+  return buf;
+}
+
+}  // namespace rtgate

@@ -1,0 +1,52 @@
+// RunContext: what the runner hands a suite for one run — duration, CPUs, the stop flag, and the
+// live counters that feed the progress line and the watchdog.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "framework/measure/live_stats.h"
+
+namespace rtgate {
+
+class RunContext {
+ public:
+  RunContext(double duration_s, std::vector<int> cpus, std::atomic<bool>& stop, int run_index = 0,
+             int runs = 1);
+  RunContext(const RunContext&) = delete;
+  RunContext& operator=(const RunContext&) = delete;
+
+  double duration_s() const { return duration_s_; }
+  std::int64_t duration_ns() const { return static_cast<std::int64_t>(duration_s_ * 1e9); }
+  // The CPUs this run may use (--cpus, or every CPU the process may run on).
+  const std::vector<int>& cpus() const { return cpus_; }
+  int run_index() const { return run_index_; }
+  int runs() const { return runs_; }
+
+  // Set by SIGINT, the watchdog, or the suite itself. Cheap: a relaxed load.
+  bool stop_requested() const noexcept { return stop_.load(std::memory_order_relaxed); }
+  const std::atomic<bool>& stop_flag() const noexcept { return stop_; }
+  void request_stop() noexcept { stop_.store(true, std::memory_order_relaxed); }
+
+  // Registers a live counter (call during set-up, never on a measured path). The reference stays
+  // valid for the context's lifetime.
+  LiveStats& track(std::string label);
+  // Visits every tracked counter under the registration lock (progress line, watchdog).
+  void for_each_tracked(const std::function<void(LiveStats&)>& fn);
+
+ private:
+  double duration_s_;
+  std::vector<int> cpus_;
+  std::atomic<bool>& stop_;
+  int run_index_;
+  int runs_;
+  std::mutex tracked_mutex_;
+  std::deque<LiveStats> tracked_;
+};
+
+}  // namespace rtgate

@@ -1,0 +1,199 @@
+#include "framework/runner.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <future>
+#include <memory>
+#include <set>
+#include <thread>
+
+#include "framework/measure/clock.h"
+#include "framework/progress.h"
+#include "framework/report/hygiene.h"
+#include "framework/rt/cpu_list.h"
+#include "framework/rt/dma_latency.h"
+#include "framework/rt/memory_lock.h"
+#include "framework/rt/rt_checks.h"
+#include "framework/run_context.h"
+#include "framework/watchdog.h"
+
+namespace rtgate {
+namespace {
+
+constexpr auto kPoll = std::chrono::milliseconds(50);
+
+int severity(SuiteStatus s) {
+  switch (s) {
+    case SuiteStatus::kPassed: return 0;
+    case SuiteStatus::kSkipped: return 1;
+    case SuiteStatus::kFailed: return 2;
+    case SuiteStatus::kError: return 3;
+  }
+  return 3;
+}
+
+void add_unique(std::vector<std::string>& to, const std::vector<std::string>& from) {
+  for (const auto& r : from) {
+    bool dup = false;
+    for (const auto& t : to) dup = dup || t == r;
+    if (!dup) to.push_back(r);
+  }
+}
+
+// What one run hands back to the runner's thread.
+struct RunState {
+  RunState(double duration_s, std::vector<int> cpus, int index, int runs)
+      : ctx(duration_s, std::move(cpus), stop, index, runs) {}
+  std::atomic<bool> stop{false};
+  RunContext ctx;
+  std::promise<SuiteResult> result;
+};
+
+// Runs one repetition on a worker thread while this thread watches the clock, the interrupt flag
+// and the progress line. Returns nullopt when the suite ignored a stop request and was abandoned.
+std::optional<SuiteResult> run_once(const SelectedSuite& sel, const RunOptions& opt, int index,
+                                    const std::vector<int>& cpus,
+                                    const std::atomic<bool>& interrupt, std::string* watchdog_why) {
+  auto state = std::make_shared<RunState>(opt.duration_s, cpus, index, opt.runs);
+  std::future<SuiteResult> done = state->result.get_future();
+  std::thread worker([state, &sel] {
+    try {
+      state->result.set_value(sel.suite->run(sel.params, state->ctx));
+    } catch (const std::exception& e) {
+      SuiteResult r;
+      r.status = SuiteStatus::kError;
+      r.reason = e.what();
+      state->result.set_value(std::move(r));
+    }
+  });
+
+  Watchdog watchdog(state->ctx, opt.watchdog_s);
+  ProgressLine progress(state->ctx, sel.suite->name.value, opt.duration_s, index, opt.runs,
+                        opt.progress);
+  // The suite ends itself at its duration; past this it is asked to stop, and past the grace
+  // after a stop request it is abandoned (its thread is left to the process exit).
+  const std::int64_t start = monotonic_ns();
+  const std::int64_t soft_end = start + static_cast<std::int64_t>((opt.duration_s + 5) * 1e9) +
+                                static_cast<std::int64_t>(opt.duration_s * 0.5e9);
+  std::int64_t stop_seen_at = 0;
+  constexpr std::int64_t kGraceNs = 5'000'000'000;
+  while (done.wait_for(kPoll) != std::future_status::ready) {
+    const std::int64_t now = monotonic_ns();
+    if (interrupt.load() || now > soft_end) state->ctx.request_stop();
+    if (state->ctx.stop_requested() && stop_seen_at == 0) stop_seen_at = now;
+    if (stop_seen_at != 0 && now - stop_seen_at > kGraceNs) {
+      worker.detach();
+      *watchdog_why = watchdog.fired() ? watchdog.reason() : "";
+      return std::nullopt;
+    }
+    progress.tick();
+  }
+  worker.join();
+  SuiteResult r = done.get();
+  if (watchdog.fired()) {
+    r.status = SuiteStatus::kError;
+    r.reason = watchdog.reason();
+  }
+  return r;
+}
+
+void assess_hygiene(SuiteResult& res, Hygiene h) {
+  for (Case& c : res.cases) {
+    if (const Metric* m = c.find("missed_periods")) {
+      std::uint64_t missed = 0;
+      for (double v : m->samples) missed += static_cast<std::uint64_t>(v);
+      h.missed_periods += missed;
+      if (missed > 0) {
+        c.contaminated_reasons.push_back(std::to_string(missed) + " missed periods");
+      }
+    }
+    const auto cpu = c.labels.find("cpu");
+    if (cpu != c.labels.end()) {
+      add_unique(c.contaminated_reasons, contamination_reasons_for_cpu(h, std::stoi(cpu->second)));
+    }
+    c.contaminated = !c.contaminated_reasons.empty();
+    add_unique(res.contaminated_reasons, c.contaminated_reasons);
+  }
+  add_unique(res.contaminated_reasons, contamination_reasons(h));
+  res.contaminated = !res.contaminated_reasons.empty();
+  res.hygiene = std::move(h);
+}
+
+}  // namespace
+
+RunOutcome run_suites(const std::vector<SelectedSuite>& selection, const RunOptions& opt,
+                      const std::atomic<bool>& interrupt, const SuiteDoneFn& on_suite_done) {
+  RunOutcome out;
+  out.report.tool_version = RTGATE_VERSION;
+  out.report.started_at = rfc3339_now();
+  out.report.environment = capture_environment();
+  out.report.complete = false;
+  const rt::Readiness ready = rt::check_readiness();
+  const std::vector<int> cpus = opt.cpus.empty() ? rt::allowed_cpus() : opt.cpus;
+  std::unique_ptr<rt::DmaLatencyHold> dma;
+
+  for (const SelectedSuite& sel : selection) {
+    if (interrupt.load()) break;
+    SuiteResult res;
+    res.name = sel.suite->name.value;
+    res.params = sel.params.values();
+    const bool needs_rt = has(sel.suite->needs, Needs::kSchedFifo);
+    if (needs_rt && !ready.sched_fifo) {
+      res.status = SuiteStatus::kSkipped;
+      res.reason = ready.reason;
+      out.rt_unavailable = true;
+    } else if (has(sel.suite->needs, Needs::kRoot) && geteuid() != 0) {
+      res.status = SuiteStatus::kSkipped;
+      res.reason = "needs root";
+      out.rt_unavailable = true;
+    }
+    if (res.status == SuiteStatus::kSkipped) {
+      out.report.suites.push_back(std::move(res));
+      if (opt.require_rt && out.rt_unavailable) break;
+      continue;
+    }
+    if (needs_rt) {
+      if (const std::string why = rt::lock_memory(); !why.empty()) {
+        out.report.environment.extra["mlockall"] = why;
+      }
+      if (!dma) dma = std::make_unique<rt::DmaLatencyHold>(0);
+    }
+
+    const HygieneSnapshot before = take_hygiene_snapshot();
+    const std::int64_t t0 = monotonic_ns();
+    for (int i = 0; i < opt.runs && !interrupt.load(); ++i) {
+      std::string why;
+      std::optional<SuiteResult> r = run_once(sel, opt, i, cpus, interrupt, &why);
+      if (!r) {
+        res.status = SuiteStatus::kError;
+        res.reason = (why.empty() ? "" : why + "; ") +
+                     "suite did not stop within 5 s of the stop request and was abandoned";
+        out.abandoned = true;
+        break;
+      }
+      if (severity(r->status) > severity(res.status)) {
+        res.status = r->status;
+        res.reason = r->reason;
+      }
+      res.merge_run(*r);
+      ++res.runs;
+      if (r->status == SuiteStatus::kError) break;
+    }
+    res.duration_s = static_cast<double>(monotonic_ns() - t0) / 1e9;
+    assess_hygiene(res, hygiene_between(before, take_hygiene_snapshot(), {getpid()}));
+    out.report.suites.push_back(std::move(res));
+    if (on_suite_done) on_suite_done(out.report);
+    if (out.abandoned) break;
+  }
+  if (!out.report.environment.extra.count("cpu_dma_latency_hold") && dma) {
+    out.report.environment.extra["cpu_dma_latency_hold"] = dma->held() ? "0 us" : dma->reason();
+  }
+  out.interrupted = interrupt.load();
+  out.report.complete = !out.interrupted && !out.abandoned &&
+                        !(opt.require_rt && out.rt_unavailable);
+  out.report.finished_at = rfc3339_now();
+  return out;
+}
+
+}  // namespace rtgate

@@ -1,0 +1,32 @@
+#include "framework/signals.h"
+
+#include <signal.h>
+
+namespace rtgate {
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+std::atomic<int> g_signal{0};
+static_assert(std::atomic<bool>::is_always_lock_free, "used from a signal handler");
+
+void on_signal(int sig) {
+  g_signal.store(sig);
+  g_interrupted.store(true);
+  // The next one is not caught: a user who presses ^C twice means it.
+  signal(sig, SIG_DFL);
+}
+
+}  // namespace
+
+const std::atomic<bool>& install_interrupt_handler() {
+  struct sigaction sa{};
+  sa.sa_handler = &on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  return g_interrupted;
+}
+
+int interrupt_signal() { return g_signal.load(); }
+
+}  // namespace rtgate

@@ -1,0 +1,99 @@
+#include "framework/watchdog.h"
+
+#include <sched.h>
+
+#include <cstdio>
+#include <map>
+
+#include "framework/measure/clock.h"
+#include "framework/rt/cpu_list.h"
+#include "framework/rt/rt_thread.h"
+
+namespace rtgate {
+namespace {
+
+constexpr std::int64_t kTickNs = 100'000'000;  // 100 ms: fine enough for stalls counted in s
+
+// Prefer a CPU the run does not measure on; otherwise any allowed CPU.
+std::vector<int> housekeeping_cpus(const std::vector<int>& measured) {
+  std::vector<int> out;
+  for (int cpu : rt::allowed_cpus()) {
+    bool used = false;
+    for (int m : measured) used = used || m == cpu;
+    if (!used) out.push_back(cpu);
+  }
+  return out;
+}
+
+}  // namespace
+
+Watchdog::Watchdog(RunContext& ctx, double stall_s, double grace_s)
+    : ctx_(ctx), stall_s_(stall_s), grace_s_(grace_s) {
+  rt::ThreadSpec spec{.name = "rtgate-watchdog", .policy = rt::Policy::kFifo, .priority = 99,
+                      .cpus = housekeeping_cpus(ctx.cpus()), .stack_bytes = 256 * 1024,
+                      .prefault_stack_bytes = 32 * 1024};
+  try {
+    thread_ = std::make_unique<rt::RtThread>(spec, [this] { loop(); });
+    running_rt_ = true;
+  } catch (const rt::RtError&) {
+    // Without RT privileges no suite thread is RT either: a normal thread is enough.
+    spec.policy = rt::Policy::kOther;
+    thread_ = std::make_unique<rt::RtThread>(spec, [this] { loop(); });
+  }
+}
+
+Watchdog::~Watchdog() {
+  quit_.store(true);
+  thread_.reset();
+}
+
+std::string Watchdog::reason() const {
+  std::lock_guard lock(reason_mutex_);
+  return reason_;
+}
+
+void Watchdog::loop() {
+  struct Seen {
+    std::uint64_t samples = 0;
+    std::int64_t since_ns = 0;
+  };
+  std::map<const LiveStats*, Seen> seen;
+  std::int64_t fired_at = 0;
+  const auto stall_ns = static_cast<std::int64_t>(stall_s_ * 1e9);
+  const auto grace_ns = static_cast<std::int64_t>(grace_s_ * 1e9);
+  std::int64_t next = monotonic_ns();
+  while (!quit_.load(std::memory_order_relaxed)) {
+    next += kTickNs;
+    sleep_until_ns(next);
+    const std::int64_t now = monotonic_ns();
+    ctx_.for_each_tracked([&](LiveStats& s) {
+      if (s.done.load(std::memory_order_relaxed)) return;
+      const std::uint64_t n = s.samples.load(std::memory_order_relaxed);
+      auto [it, fresh] = seen.try_emplace(&s, Seen{n, now});
+      if (fresh || it->second.samples != n) {
+        it->second = {n, now};
+        return;
+      }
+      const std::int64_t stalled = now - it->second.since_ns;
+      if (stalled >= stall_ns && !fired_.load()) {
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "watchdog: thread '%s' (tid %d) made no progress for %.1f s",
+                      s.label.c_str(), static_cast<int>(s.tid.load()), static_cast<double>(stalled) / 1e9);
+        {
+          std::lock_guard lock(reason_mutex_);
+          reason_ = buf;
+        }
+        fired_.store(true);
+        fired_at = now;
+        ctx_.request_stop();
+      }
+      if (fired_.load() && now - fired_at >= grace_ns && s.tid.load() != 0) {
+        // Still spinning after the stop request: take its RT priority away.
+        sched_param sp{};
+        sched_setscheduler(s.tid.load(), SCHED_OTHER, &sp);
+      }
+    });
+  }
+}
+
+}  // namespace rtgate

@@ -1,0 +1,170 @@
+// cyclic: periodic wakeup latency, cyclictest's measurement done right.
+//
+// One thread per selected CPU, born SCHED_FIFO (or RR/OTHER) with its affinity. Each sleeps to an
+// absolute CLOCK_MONOTONIC deadline and records latency = wakeup - deadline. When a wakeup comes
+// a whole period late or more, the periods that already passed are counted as missed (cyclictest
+// sleeps to them anyway and reports nothing) and the schedule skips to the next future period,
+// so one stall is one sample, not a burst of catch-up wakeups at zero latency.
+#include <algorithm>
+#include <memory>
+#include <optional>
+
+#include "framework/measure/clock.h"
+#include "framework/measure/latency_histogram.h"
+#include "framework/registry.h"
+#include "framework/rt/cpu_list.h"
+#include "framework/rt/rt_thread.h"
+#include "framework/run_context.h"
+
+namespace {
+
+using rtgate::ParamSpec;
+
+// Everything one measuring thread touches, allocated before it starts.
+struct Worker {
+  explicit Worker(rtgate::LiveStats& live_) : live(live_) {}
+  int cpu = 0;
+  std::int64_t interval_ns = 0;
+  std::int64_t block_ns = 0;
+  rtgate::LatencyHistogram hist;
+  std::vector<double> block_max;  // reserved up front; never grows on the measured path
+  std::uint64_t overruns = 0;
+  std::uint64_t missed = 0;
+  rtgate::LiveStats& live;
+};
+
+void measure(Worker& w, std::int64_t start_ns, std::int64_t end_ns,
+             const std::atomic<bool>& stop) {
+  w.live.tid.store(gettid(), std::memory_order_relaxed);
+  std::int64_t next = start_ns + w.interval_ns;
+  std::int64_t block_end = start_ns + w.block_ns;
+  std::int64_t block_max = 0;
+  std::int64_t max = 0;
+  std::uint64_t n = 0;
+  while (next < end_ns && !stop.load(std::memory_order_relaxed)) {
+    rtgate::sleep_until_ns(next);
+    const std::int64_t now = rtgate::monotonic_ns();
+    const std::int64_t lat = now - next;
+    w.hist.record(lat);
+    ++n;
+    max = std::max(max, lat);
+    block_max = std::max(block_max, lat);
+    if (lat >= w.interval_ns) {
+      ++w.overruns;
+      const std::int64_t skipped = lat / w.interval_ns;
+      w.missed += static_cast<std::uint64_t>(skipped);
+      next += skipped * w.interval_ns;
+    }
+    next += w.interval_ns;
+    if (next >= block_end) {
+      if (w.block_max.size() < w.block_max.capacity()) {
+        w.block_max.push_back(static_cast<double>(block_max));
+      }
+      block_max = 0;
+      while (block_end <= next) block_end += w.block_ns;
+    }
+    w.live.publish(n, max);
+  }
+  w.live.done.store(true, std::memory_order_relaxed);
+}
+
+std::optional<rtgate::rt::Policy> policy_from(const std::string& s) {
+  if (s == "fifo") return rtgate::rt::Policy::kFifo;
+  if (s == "rr") return rtgate::rt::Policy::kRr;
+  if (s == "other") return rtgate::rt::Policy::kOther;
+  return std::nullopt;
+}
+
+rtgate::SuiteResult fail(rtgate::SuiteStatus status, std::string why) {
+  rtgate::SuiteResult r;
+  r.status = status;
+  r.reason = std::move(why);
+  return r;
+}
+
+rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
+  std::vector<int> cpus = ctx.cpus();
+  if (const std::string& sel = p.get_string("cpus"); sel != "all") {
+    const auto wanted = rtgate::rt::parse_cpu_list(sel);
+    std::vector<int> chosen;
+    for (int cpu : *wanted) {
+      if (std::find(cpus.begin(), cpus.end(), cpu) == cpus.end()) {
+        return fail(rtgate::SuiteStatus::kSkipped,
+                    "CPU " + std::to_string(cpu) + " is not available (usable: " +
+                        rtgate::rt::format_cpu_list(cpus) + ")");
+      }
+      chosen.push_back(cpu);
+    }
+    cpus = chosen;
+  }
+  const std::int64_t interval_ns = p.get_int("interval_us") * 1000;
+  const std::int64_t distance_ns = p.get_int("distance_us") * 1000;
+  const std::int64_t block_ns = p.get_int("block_ms") * 1'000'000;
+  const auto policy = *policy_from(p.get_string("policy"));
+
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (std::size_t i = 0; i < cpus.size(); ++i) {
+    auto w = std::make_unique<Worker>(ctx.track("cpu" + std::to_string(cpus[i])));
+    w->cpu = cpus[i];
+    w->interval_ns = interval_ns + static_cast<std::int64_t>(i) * distance_ns;
+    w->block_ns = std::max(block_ns, w->interval_ns);
+    w->block_max.reserve(static_cast<std::size_t>(ctx.duration_ns() / w->block_ns) + 2);
+    workers.push_back(std::move(w));
+  }
+
+  // A common start a little in the future, so every thread is up before the first deadline.
+  const std::int64_t start_ns = rtgate::monotonic_ns() + 20'000'000;
+  const std::int64_t end_ns = start_ns + ctx.duration_ns();
+  {
+    std::vector<std::unique_ptr<rtgate::rt::RtThread>> threads;
+    try {
+      for (auto& w : workers) {
+        rtgate::rt::ThreadSpec spec{.name = "rtgate-cyc" + std::to_string(w->cpu),
+                                  .policy = policy,
+                                  .priority = static_cast<int>(p.get_int("priority")),
+                                  .cpus = {w->cpu}};
+      Worker* wp = w.get();
+      threads.push_back(std::make_unique<rtgate::rt::RtThread>(
+            spec, [wp, start_ns, end_ns, &ctx] { measure(*wp, start_ns, end_ns, ctx.stop_flag()); }));
+      }
+    } catch (...) {
+      ctx.request_stop();  // the threads already started end at their next wakeup
+      throw;
+    }
+  }  // joins every thread
+
+  rtgate::SuiteResult result;
+  for (auto& w : workers) {
+    rtgate::Case c;
+    c.name = "cpu" + std::to_string(w->cpu);
+    c.labels = {{"cpu", std::to_string(w->cpu)}, {"thread_class", "rt"}};
+    c.metrics.push_back(
+        rtgate::Metric::latency("wakeup_latency", std::move(w->hist), std::move(w->block_max)));
+    c.metrics.push_back(
+        rtgate::Metric::count("overruns", static_cast<double>(w->overruns), "wakeups"));
+    c.metrics.push_back(
+        rtgate::Metric::count("missed_periods", static_cast<double>(w->missed), "periods"));
+    result.cases.push_back(std::move(c));
+  }
+  return result;
+}
+
+}  // namespace
+
+RTGATE_SUITE({.name = "cyclic",
+              .tags = {"sched", "smoke"},
+              .summary = "periodic wakeup latency per CPU, cyclictest-style, missed periods counted",
+              .params = {ParamSpec::integer("interval_us", 1000, 50, 1'000'000, "us",
+                                            "wakeup period of the first thread"),
+                         ParamSpec::integer("priority", 95, 1, 98, "",
+                                            "RT priority (99 is reserved for the watchdog)"),
+                         ParamSpec::cpu_list("cpus", "all", "CPUs to measure, one thread each"),
+                         ParamSpec::choice("policy", "fifo", {"fifo", "rr", "other"},
+                                           "scheduling policy of the measuring threads"),
+                         ParamSpec::integer("distance_us", 0, 0, 1'000'000, "us",
+                                            "interval increment per thread, as cyclictest -d"),
+                         ParamSpec::integer("block_ms", 1000, 10, 3'600'000, "ms",
+                                            "block length for the per-block maxima the gate "
+                                            "compares")},
+              .needs = rtgate::Needs::kSchedFifo,
+              .run = &run});
