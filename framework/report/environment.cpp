@@ -1,0 +1,317 @@
+#include "framework/report/environment.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string_view>
+#include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+#include "framework/rt/cpu_list.h"
+#include "framework/rt/rt_checks.h"
+
+namespace rtgate {
+namespace {
+
+std::optional<std::string> read_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return std::nullopt;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return std::nullopt;
+  return ss.str();
+}
+
+std::string trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return std::string(s);
+}
+
+std::string read_trimmed(const std::string& path) { return trim(read_file(path).value_or("")); }
+
+std::int64_t read_int(const std::string& path, std::int64_t fallback) {
+  std::ifstream in(path);
+  std::int64_t value = 0;
+  return (in >> value) ? value : fallback;
+}
+
+std::vector<std::string> words(std::string_view s) {
+  std::vector<std::string> out;
+  std::istringstream in{std::string(s)};
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+bool has_word(std::string_view text, std::string_view word) {
+  for (const auto& w : words(text)) {
+    if (w == word) return true;
+  }
+  return false;
+}
+
+// Value of the first "key : value" line in a /proc/cpuinfo-style text.
+std::string field_value(std::string_view text, std::string_view key) {
+  std::istringstream in{std::string(text)};
+  for (std::string line; std::getline(in, line);) {
+    const auto colon = line.find(':');
+    if (colon != std::string::npos && trim(line.substr(0, colon)) == key) {
+      return trim(line.substr(colon + 1));
+    }
+  }
+  return "";
+}
+
+// Kernel config: plain in /boot, or gzipped in /proc/config.gz (decompressed by the system's gzip
+// rather than linking zlib for one file). Only needed to name the preemption mode, so best effort.
+std::string read_kernel_config(const std::string& release) {
+  if (auto text = read_file("/boot/config-" + release)) return *text;
+  if (access("/proc/config.gz", R_OK) != 0) return "";
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return "";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  char arg0[] = "gzip", arg1[] = "-dc", arg2[] = "/proc/config.gz";
+  char* argv[] = {arg0, arg1, arg2, nullptr};
+  pid_t pid = 0;
+  const int err = posix_spawnp(&pid, "gzip", &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  std::string out;
+  if (err == 0) {
+    std::array<char, 16384> buf;
+    for (ssize_t n; (n = read(fds[0], buf.data(), buf.size())) != 0;) {
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) break;
+      out.append(buf.data(), static_cast<std::size_t>(n));
+    }
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  close(fds[0]);
+  return out;
+}
+
+bool config_set(std::string_view config, std::string_view option) {
+  return config.find(std::string("\n") + std::string(option) + "=y") != std::string_view::npos;
+}
+
+// The build-time default preemption mode, which PREEMPT_DYNAMIC kernels boot with.
+std::string config_preempt_mode(std::string_view config) {
+  if (config_set(config, "CONFIG_PREEMPT_RT")) return "rt";
+  if (config_set(config, "CONFIG_PREEMPT_LAZY")) return "lazy";
+  if (config_set(config, "CONFIG_PREEMPT")) return "full";
+  if (config_set(config, "CONFIG_PREEMPT_VOLUNTARY")) return "voluntary";
+  if (config_set(config, "CONFIG_PREEMPT_NONE")) return "none";
+  return "";
+}
+
+// "preempt=" on the kernel command line; arguments after "--" belong to init, not the kernel.
+std::string cmdline_preempt_mode(std::string_view cmdline) {
+  for (const auto& w : words(cmdline)) {
+    if (w == "--") break;
+    if (w.rfind("preempt=", 0) == 0) return w.substr(8);
+  }
+  return "";
+}
+
+void detect_preempt_model(Environment& env) {
+  const auto uname_words = words(env.kernel_version);
+  auto in_uname = [&](std::string_view w) {
+    for (const auto& u : uname_words) {
+      if (u == w) return true;
+    }
+    return false;
+  };
+  env.realtime = read_trimmed("/sys/kernel/realtime") == "1" || in_uname("PREEMPT_RT");
+  if (env.realtime) {
+    env.preempt_model = "rt";
+    env.extra["preempt_source"] = "realtime";
+    return;
+  }
+  // debugfs shows the live mode as "none voluntary (full) lazy"; it is usually root-only.
+  const std::string live = read_trimmed("/sys/kernel/debug/sched/preempt");
+  const auto open = live.find('('), close = live.find(')');
+  if (open != std::string::npos && close != std::string::npos && close > open + 1) {
+    env.preempt_model = "dynamic(" + live.substr(open + 1, close - open - 1) + ")";
+    env.extra["preempt_source"] = "debugfs";
+    return;
+  }
+  const bool dynamic = in_uname("PREEMPT_DYNAMIC");
+  const bool full = in_uname("PREEMPT");
+  if (dynamic) {
+    // Without debugfs the best we know is the boot choice: preempt= if given, else the config
+    // default. Only a write to debugfs changes it later; preempt_source records the guess.
+    std::string mode = cmdline_preempt_mode(env.cmdline);
+    std::string source = "cmdline";
+    if (mode.empty()) {
+      mode = config_preempt_mode(read_kernel_config(env.kernel_release));
+      source = "kconfig";
+    }
+    env.preempt_model = mode.empty() ? "dynamic" : "dynamic(" + mode + ")";
+    env.extra["preempt_source"] = mode.empty() ? "uname" : source;
+    return;
+  }
+  // Static builds: uname says "PREEMPT" for full and lazy, nothing for none and voluntary.
+  const std::string mode = config_preempt_mode(read_kernel_config(env.kernel_release));
+  if (!mode.empty()) {
+    env.preempt_model = mode;
+    env.extra["preempt_source"] = "kconfig";
+  } else {
+    env.preempt_model = full ? "full" : "unknown";
+    env.extra["preempt_source"] = "uname";
+  }
+}
+
+std::string cpuid_hypervisor_vendor() {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  __cpuid(0x40000000U, a, b, c, d);
+  char raw[13] = {};
+  std::memcpy(raw, &b, 4);
+  std::memcpy(raw + 4, &c, 4);
+  std::memcpy(raw + 8, &d, 4);
+  const std::string vendor = trim(std::string(raw));
+  if (vendor.rfind("KVMKVMKVM", 0) == 0) return "KVM";
+  if (vendor == "Microsoft Hv") return "Hyper-V";
+  if (vendor == "VMwareVMware") return "VMware";
+  if (vendor == "XenVMMXenVMM") return "Xen";
+  if (vendor == "TCGTCGTCGTCG") return "QEMU";
+  bool printable = !vendor.empty();
+  for (char ch : vendor) printable = printable && std::isprint(static_cast<unsigned char>(ch));
+  return printable ? vendor : "";
+#else
+  return "";
+#endif
+}
+
+std::string detect_hypervisor(std::string_view cpuinfo) {
+  std::string xen_type = read_trimmed("/sys/hypervisor/type");
+  if (!xen_type.empty()) return xen_type;
+  const bool flag = has_word(field_value(cpuinfo, "flags"), "hypervisor");
+  std::string dmi = read_trimmed("/sys/class/dmi/id/sys_vendor");
+  static constexpr std::string_view kVirtualVendors[] = {"QEMU",
+                                                         "KVM",
+                                                         "VMware, Inc.",
+                                                         "Xen",
+                                                         "innotek GmbH",
+                                                         "BHYVE",
+                                                         "Parallels Software International Inc."};
+  for (auto v : kVirtualVendors) {
+    if (dmi == v) return dmi;
+  }
+  if (!flag) return "";
+  if (auto vendor = cpuid_hypervisor_vendor(); !vendor.empty()) return vendor;
+  return dmi.empty() ? "yes" : dmi;
+}
+
+// The PM QoS file answers a read with exactly the current target as a native s32. Anything else
+// is taken as text, which is what some vendor kernels print.
+std::int64_t read_cpu_dma_latency() {
+  const int fd = open("/dev/cpu_dma_latency", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char buf[32] = {};
+  const ssize_t n = read(fd, buf, sizeof(buf) - 1);
+  close(fd);
+  if (n == static_cast<ssize_t>(sizeof(std::int32_t))) {
+    std::int32_t value = 0;
+    std::memcpy(&value, buf, sizeof(value));
+    return value;
+  }
+  if (n <= 0) return -1;
+  char* end = nullptr;
+  errno = 0;
+  const long long value = std::strtoll(buf, &end, 0);
+  if (errno != 0 || end == buf || value < 0) return -1;
+  return value;
+}
+
+std::string detect_governors(const std::vector<int>& cpus) {
+  std::vector<std::pair<int, std::string>> found;
+  for (int cpu : cpus) {
+    const std::string g = read_trimmed("/sys/devices/system/cpu/cpu" + std::to_string(cpu) +
+                                       "/cpufreq/scaling_governor");
+    if (!g.empty()) found.emplace_back(cpu, g);
+  }
+  if (found.empty()) return "";
+  bool all_same = found.size() == cpus.size();
+  for (const auto& [cpu, g] : found) all_same = all_same && g == found.front().second;
+  if (all_same) return found.front().second;
+  std::string out;
+  for (const auto& [cpu, g] : found) {
+    out += (out.empty() ? "" : ",") + std::to_string(cpu) + ":" + g;
+  }
+  return out;
+}
+
+std::int64_t meminfo_kb(std::string_view meminfo, std::string_view key) {
+  const std::string value = field_value(meminfo, key);
+  try {
+    return value.empty() ? 0 : std::stoll(value);
+  } catch (...) {
+    return 0;
+  }
+}
+
+}  // namespace
+
+Environment capture_environment() {
+  Environment env;
+  try {
+    utsname u{};
+    if (uname(&u) == 0) {
+      env.hostname = u.nodename;
+      env.kernel_release = u.release;
+      env.kernel_version = u.version;
+      env.machine = u.machine;
+    }
+    env.cmdline = read_trimmed("/proc/cmdline");
+    detect_preempt_model(env);
+
+    const std::string cpuinfo = read_file("/proc/cpuinfo").value_or("");
+    for (const char* key : {"model name", "Processor", "cpu model", "cpu"}) {
+      env.cpu_model = field_value(cpuinfo, key);
+      if (!env.cpu_model.empty()) break;
+    }
+    env.hypervisor = detect_hypervisor(cpuinfo);
+
+    const std::vector<int> online = rt::online_cpus();
+    env.online_cpus = static_cast<int>(online.size());
+    env.online_cpu_list = rt::format_cpu_list(online);
+    env.isolated_cpus = read_trimmed("/sys/devices/system/cpu/isolated");
+    env.nohz_full = read_trimmed("/sys/devices/system/cpu/nohz_full");
+    if (env.nohz_full == "(null)") env.nohz_full.clear();  // older kernels print this for "unset"
+
+    env.rt_runtime_us = read_int("/proc/sys/kernel/sched_rt_runtime_us", 0);
+    env.rt_period_us = read_int("/proc/sys/kernel/sched_rt_period_us", 0);
+    env.rt_capable = rt::probe_sched_fifo().empty();
+    env.cpu_dma_latency_us = read_cpu_dma_latency();
+    env.clocksource =
+        read_trimmed("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+    env.governors = detect_governors(online);
+    env.smt = read_trimmed("/sys/devices/system/cpu/smt/control");
+    env.memory_total_kb = meminfo_kb(read_file("/proc/meminfo").value_or(""), "MemTotal");
+  } catch (...) {
+    // Only allocation can throw above; a partial environment is still worth reporting.
+  }
+  return env;
+}
+
+}  // namespace rtgate

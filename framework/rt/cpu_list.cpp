@@ -1,0 +1,112 @@
+#include "framework/rt/cpu_list.h"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+namespace rtgate::rt {
+namespace {
+
+// Far above any CONFIG_NR_CPUS; stops "0-2000000000" from allocating gigabytes.
+constexpr int kMaxCpu = 1 << 16;
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// Digits only: from_chars would also take a leading '-', which is the range separator here.
+std::optional<int> parse_cpu_number(std::string_view s) {
+  if (s.empty() || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return std::nullopt;
+  }
+  int value = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (ec != std::errc() || end != s.data() + s.size() || value >= kMaxCpu) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+std::optional<std::vector<int>> parse_cpu_list(std::string_view text) {
+  text = trim(text);
+  if (text.empty()) return std::nullopt;
+  std::vector<int> cpus;
+  while (true) {
+    const std::size_t comma = text.find(',');
+    const std::string_view token = text.substr(0, comma);
+    const std::size_t dash = token.find('-');
+    const auto first = parse_cpu_number(token.substr(0, dash));
+    if (!first) return std::nullopt;
+    int last = *first;
+    if (dash != std::string_view::npos) {
+      const auto parsed_last = parse_cpu_number(token.substr(dash + 1));
+      if (!parsed_last || *parsed_last < *first) return std::nullopt;
+      last = *parsed_last;
+    }
+    for (int cpu = *first; cpu <= last; ++cpu) cpus.push_back(cpu);
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  return cpus;
+}
+
+std::string format_cpu_list(const std::vector<int>& cpus) {
+  std::vector<int> sorted;
+  std::copy_if(cpus.begin(), cpus.end(), std::back_inserter(sorted), [](int c) { return c >= 0; });
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  std::string out;
+  for (std::size_t i = 0; i < sorted.size();) {
+    std::size_t j = i;
+    while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(sorted[i]);
+    if (j > i) out += '-' + std::to_string(sorted[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
+std::vector<int> allowed_cpus() {
+  // The kernel rejects masks smaller than its nr_cpu_ids with EINVAL, so grow until it fits.
+  for (int ncpus = 1024; ncpus <= kMaxCpu; ncpus *= 2) {
+    cpu_set_t* set = CPU_ALLOC(ncpus);
+    if (set == nullptr) return {};
+    const std::size_t size = CPU_ALLOC_SIZE(ncpus);
+    CPU_ZERO_S(size, set);
+    if (sched_getaffinity(0, size, set) == 0) {
+      std::vector<int> cpus;
+      for (int cpu = 0; cpu < ncpus; ++cpu) {
+        if (CPU_ISSET_S(cpu, size, set)) cpus.push_back(cpu);
+      }
+      CPU_FREE(set);
+      return cpus;
+    }
+    const int err = errno;
+    CPU_FREE(set);
+    if (err != EINVAL) return {};
+  }
+  return {};
+}
+
+std::vector<int> online_cpus() {
+  std::ifstream in("/sys/devices/system/cpu/online");
+  std::stringstream text;
+  if (in && (text << in.rdbuf())) {
+    if (auto cpus = parse_cpu_list(text.str()); cpus && !cpus->empty()) return *cpus;
+  }
+  return allowed_cpus();
+}
+
+}  // namespace rtgate::rt
