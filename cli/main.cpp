@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "cli/commands.h"
+#include "framework/selection.h"
 
 namespace rtgate::cli {
 
@@ -47,6 +48,16 @@ int main(int argc, char** argv) {
   add_run(app, exit_code);
 
   std::vector<std::string> args(argv + 1, argv + argc);
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+  if (!args.empty() && !args[0].empty() && args[0][0] != '-' &&
+      std::find(names.begin(), names.end(), args[0]) == names.end()) {
+    std::string msg = "unknown command '" + args[0] + "'";
+    const auto near = rtgate::closest_names(names, args[0], 1);
+    msg += near.empty() ? " (see rtgate --help)" : "; did you mean " + near.front() + "?";
+    print_error(msg);
+    return kExitUsage;
+  }
   args = rewrite_exclusions(args);
   std::reverse(args.begin(), args.end());  // CLI11 takes the vector form back to front
   try {

@@ -41,7 +41,7 @@ void measure(Worker& w, std::int64_t start_ns, std::int64_t end_ns,
   std::int64_t block_max = 0;
   std::int64_t max = 0;
   std::uint64_t n = 0;
-  while (next < end_ns && !stop.load(std::memory_order_relaxed)) {
+  while (next <= end_ns && !stop.load(std::memory_order_relaxed)) {
     rtgate::sleep_until_ns(next);
     const std::int64_t now = rtgate::monotonic_ns();
     const std::int64_t lat = now - next;

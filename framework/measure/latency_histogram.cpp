@@ -36,6 +36,9 @@ std::uint64_t LatencyHistogram::quantile(double q) const noexcept {
   q = std::clamp(q, 0.0, 1.0);
   auto rank = static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(count_)));
   rank = std::clamp<std::uint64_t>(rank, 1, count_);
+  // The extremes are known exactly; no need to round them to a bucket edge.
+  if (rank == 1) return min();
+  if (rank == count_) return max_;
   std::uint64_t seen = 0;
   for (std::size_t i = 0; i < kBuckets; ++i) {
     seen += counts_[i];

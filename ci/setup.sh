@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs every Debian package rtgate builds, tests or benchmarks with. Idempotent: when all are
+# present it only runs dpkg-query and exits.
+set -euo pipefail
+
+PACKAGES=(
+  cmake g++ make pkg-config        # build
+  libcli11-dev nlohmann-json3-dev  # CLI, JSON
+  libgtest-dev libgmock-dev        # unit and integration tests
+  libbenchmark-dev                 # measurement-overhead benchmarks
+  rt-tests                         # cyclictest, the reference we cross-check against
+  stress-ng                        # optional load for benchmarks
+  util-linux procps jq             # setpriv (non-root tests), ps, JSON in scripts
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "ci/setup.sh: installing ${missing[*]}"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

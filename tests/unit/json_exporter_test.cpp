@@ -1,0 +1,171 @@
+#include "exporters/json_exporter.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "framework/report/environment.h"
+
+namespace rtgate {
+namespace {
+
+RunReport sample_report() {
+  RunReport r;
+  r.tool_version = "0.1.0";
+  r.started_at = "2026-11-29T10:00:00.000Z";
+  r.finished_at = "2026-11-29T10:00:10.000Z";
+  r.complete = false;
+  r.environment = capture_environment();
+  r.environment.extra["note"] = "x";
+  SuiteResult s;
+  s.name = "cyclic";
+  s.params = {{"interval_us", std::int64_t{1000}}, {"policy", std::string("fifo")},
+              {"ratio", 0.25}, {"flag", true}};
+  s.status = SuiteStatus::kPassed;
+  s.duration_s = 10.02;
+  s.runs = 2;
+  s.hygiene.steal_ms = 1.5;
+  s.hygiene.steal_ms_per_cpu = {{0, 0.5}, {1, 1.0}};
+  s.hygiene.rt_throttled = 0;
+  s.hygiene.rt_throttled_source = "kmsg";
+  s.hygiene.missed_periods = 3;
+  s.hygiene.foreign_rt_threads.push_back(
+      {123, 124, "spinner", "fifo", 90, "1", false, 5'000'000});
+  s.contaminated = true;
+  s.contaminated_reasons = {"3 missed periods"};
+  std::mt19937_64 rng(5);
+  for (int cpu = 0; cpu < 2; ++cpu) {
+    LatencyHistogram h;
+    for (int i = 0; i < 5000; ++i) h.record(static_cast<std::int64_t>(rng() % 200'000));
+    Case c;
+    c.name = "cpu" + std::to_string(cpu);
+    c.labels = {{"cpu", std::to_string(cpu)}, {"thread_class", "rt"}};
+    c.metrics.push_back(Metric::latency("wakeup_latency", h, {150000, 180000}));
+    c.metrics.push_back(Metric::count("missed_periods", 3, "periods"));
+    c.metrics.push_back(Metric::throughput("ops", "ops/s", 1234.5));
+    s.cases.push_back(c);
+  }
+  r.suites.push_back(s);
+  return r;
+}
+
+TEST(JsonExporter, SummaryFieldsFollowTheDesignContract) {
+  const auto j = to_json(sample_report());
+  EXPECT_EQ(j["schema"], "rtgate.result/1");
+  EXPECT_EQ(j["tool"]["name"], "rtgate");
+  for (const char* k : {"hostname", "kernel_release", "kernel_version", "preempt_model",
+                        "realtime", "cmdline", "cpu_model", "online_cpus", "isolated_cpus",
+                        "rt_runtime_us", "rt_capable", "cpu_dma_latency_us"}) {
+    EXPECT_TRUE(j["environment"].contains(k)) << k;
+  }
+  const auto& suite = j["suites"][0];
+  for (const char* k : {"name", "params", "status", "reason", "duration_s", "hygiene",
+                        "contaminated", "contaminated_reasons", "cases"}) {
+    EXPECT_TRUE(suite.contains(k)) << k;
+  }
+  for (const char* k : {"foreign_rt_threads", "steal_ms", "rt_throttled", "missed_periods"}) {
+    EXPECT_TRUE(suite["hygiene"].contains(k)) << k;
+  }
+  const auto& lat = suite["cases"][0]["metrics"][0];
+  EXPECT_EQ(lat["kind"], "latency");
+  EXPECT_EQ(lat["unit"], "ns");
+  EXPECT_EQ(lat["better"], "lower");
+  for (const char* k : {"count", "min", "mean", "stddev", "p50", "p90", "p99", "p999", "p9999",
+                        "max", "overflow"}) {
+    EXPECT_TRUE(lat["summary"].contains(k)) << k;
+  }
+  std::uint64_t total = 0;
+  for (const auto& b : lat["histogram"]["buckets"]) {
+    ASSERT_EQ(b.size(), 3u);
+    EXPECT_LT(b[0].get<std::uint64_t>(), b[1].get<std::uint64_t>());
+    total += b[2].get<std::uint64_t>();
+  }
+  EXPECT_EQ(total, 5000u);
+  const auto& tp = suite["cases"][0]["metrics"][2];
+  for (const char* k : {"hmean", "amean", "stddev", "cv", "min", "max"}) {
+    EXPECT_TRUE(tp["summary"].contains(k)) << k;
+  }
+  EXPECT_EQ(tp["better"], "higher");
+}
+
+TEST(JsonExporter, RoundTripPreservesEverything) {
+  const RunReport original = sample_report();
+  const std::string first = to_json_text(original);
+  const RunReport back = report_from_json(nlohmann::json::parse(first));
+  const std::string second = to_json_text(back);
+  // mean/stddev are rebuilt from their printed values; everything else must be identical text.
+  auto a = nlohmann::json::parse(first), b = nlohmann::json::parse(second);
+  for (auto* doc : {&a, &b}) {
+    for (auto& c : (*doc)["suites"][0]["cases"]) {
+      auto& s = c["metrics"][0]["summary"];
+      s["mean"] = std::round(s["mean"].get<double>() * 1e6) / 1e6;
+      s["stddev"] = std::round(s["stddev"].get<double>() * 1e3) / 1e3;
+    }
+  }
+  EXPECT_EQ(a, b);
+  EXPECT_FALSE(back.complete);
+  EXPECT_EQ(back.suites[0].hygiene.foreign_rt_threads.at(0).comm, "spinner");
+  EXPECT_EQ(std::get<std::int64_t>(back.suites[0].params.at("interval_us")), 1000);
+  EXPECT_EQ(std::get<bool>(back.suites[0].params.at("flag")), true);
+}
+
+TEST(JsonExporter, ReaderRejectsWrongSchemaAndNamesMissingFields) {
+  auto doc = nlohmann::json::parse(to_json_text(sample_report()));
+  auto wrong = doc;
+  wrong["schema"] = "rtgate.result/2";
+  try {
+    report_from_json(wrong);
+    FAIL();
+  } catch (const JsonError& e) {
+    EXPECT_NE(std::string(e.what()).find("unsupported schema 'rtgate.result/2'"),
+              std::string::npos);
+  }
+  auto missing = doc;
+  missing["suites"][0]["cases"][1]["metrics"][0].erase("kind");
+  try {
+    report_from_json(missing);
+    FAIL();
+  } catch (const JsonError& e) {
+    EXPECT_NE(std::string(e.what()).find("suites[0].cases[1].metrics[0]: missing field 'kind'"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(report_from_json(nlohmann::json::array()), JsonError);
+}
+
+TEST(JsonExporter, WritesAtomicallyAndLeavesNoTempFile) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("rtgate-json-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "r.json").string();
+  std::ofstream(path) << "old";
+  ASSERT_EQ(JsonExporter(path).write(sample_report()), "");
+  const RunReport back = read_report_file(path);
+  EXPECT_EQ(back.suites.size(), 1u);
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++files;
+  EXPECT_EQ(files, 1u);
+  // A directory that does not exist is a clear error, not a crash.
+  EXPECT_NE(JsonExporter((dir / "no" / "r.json").string()).write(sample_report()), "");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(JsonExporter, ReadingGarbageIsAOneLineError) {
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("rtgate-bad-" + std::to_string(getpid()) + ".json");
+  std::ofstream(path) << "{ not json";
+  try {
+    read_report_file(path.string());
+    FAIL();
+  } catch (const JsonError& e) {
+    EXPECT_NE(std::string(e.what()).find("is not valid JSON"), std::string::npos);
+  }
+  std::filesystem::remove(path);
+  EXPECT_THROW(read_report_file("/nonexistent/r.json"), JsonError);
+}
+
+}  // namespace
+}  // namespace rtgate
