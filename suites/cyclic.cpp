@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "framework/measure/clock.h"
-#include "framework/measure/latency_histogram.h"
+#include "framework/measure/periodic_recorder.h"
 #include "framework/registry.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/rt_thread.h"
@@ -22,48 +22,25 @@ using rtgate::ParamSpec;
 
 // Everything one measuring thread touches, allocated before it starts.
 struct Worker {
-  explicit Worker(rtgate::LiveStats& live_) : live(live_) {}
-  int cpu = 0;
-  std::int64_t interval_ns = 0;
-  std::int64_t block_ns = 0;
-  rtgate::LatencyHistogram hist;
-  std::vector<double> block_max;  // reserved up front; never grows on the measured path
-  std::uint64_t overruns = 0;
-  std::uint64_t missed = 0;
+  Worker(int cpu_, std::int64_t interval_ns_, std::int64_t block_ns, std::size_t blocks,
+         rtgate::LiveStats& live_)
+      : cpu(cpu_),
+        interval_ns(interval_ns_),
+        live(live_),
+        rec(interval_ns_, block_ns, blocks, live_) {}
+  int cpu;
+  std::int64_t interval_ns;
   rtgate::LiveStats& live;
+  rtgate::PeriodicRecorder rec;
 };
 
-void measure(Worker& w, std::int64_t start_ns, std::int64_t end_ns,
-             const std::atomic<bool>& stop) {
+void measure(Worker& w, std::int64_t start_ns, std::int64_t end_ns, const std::atomic<bool>& stop) {
   w.live.tid.store(gettid(), std::memory_order_relaxed);
+  w.rec.start(start_ns);
   std::int64_t next = start_ns + w.interval_ns;
-  std::int64_t block_end = start_ns + w.block_ns;
-  std::int64_t block_max = 0;
-  std::int64_t max = 0;
-  std::uint64_t n = 0;
   while (next <= end_ns && !stop.load(std::memory_order_relaxed)) {
     rtgate::sleep_until_ns(next);
-    const std::int64_t now = rtgate::monotonic_ns();
-    const std::int64_t lat = now - next;
-    w.hist.record(lat);
-    ++n;
-    max = std::max(max, lat);
-    block_max = std::max(block_max, lat);
-    if (lat >= w.interval_ns) {
-      ++w.overruns;
-      const std::int64_t skipped = lat / w.interval_ns;
-      w.missed += static_cast<std::uint64_t>(skipped);
-      next += skipped * w.interval_ns;
-    }
-    next += w.interval_ns;
-    if (next >= block_end) {
-      if (w.block_max.size() < w.block_max.capacity()) {
-        w.block_max.push_back(static_cast<double>(block_max));
-      }
-      block_max = 0;
-      while (block_end <= next) block_end += w.block_ns;
-    }
-    w.live.publish(n, max);
+    next = w.rec.on_wakeup(next, rtgate::monotonic_ns());
   }
   w.live.done.store(true, std::memory_order_relaxed);
 }
@@ -90,8 +67,8 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
     for (int cpu : *wanted) {
       if (std::find(cpus.begin(), cpus.end(), cpu) == cpus.end()) {
         return fail(rtgate::SuiteStatus::kSkipped,
-                    "CPU " + std::to_string(cpu) + " is not available (usable: " +
-                        rtgate::rt::format_cpu_list(cpus) + ")");
+                    "CPU " + std::to_string(cpu) +
+                        " is not available (usable: " + rtgate::rt::format_cpu_list(cpus) + ")");
       }
       chosen.push_back(cpu);
     }
@@ -104,12 +81,11 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
 
   std::vector<std::unique_ptr<Worker>> workers;
   for (std::size_t i = 0; i < cpus.size(); ++i) {
-    auto w = std::make_unique<Worker>(ctx.track("cpu" + std::to_string(cpus[i])));
-    w->cpu = cpus[i];
-    w->interval_ns = interval_ns + static_cast<std::int64_t>(i) * distance_ns;
-    w->block_ns = std::max(block_ns, w->interval_ns);
-    w->block_max.reserve(static_cast<std::size_t>(ctx.duration_ns() / w->block_ns) + 2);
-    workers.push_back(std::move(w));
+    const std::int64_t interval = interval_ns + static_cast<std::int64_t>(i) * distance_ns;
+    const std::int64_t block = std::max(block_ns, interval);
+    workers.push_back(std::make_unique<Worker>(
+        cpus[i], interval, block, static_cast<std::size_t>(ctx.duration_ns() / block) + 2,
+        ctx.track("cpu" + std::to_string(cpus[i]))));
   }
 
   // A common start a little in the future, so every thread is up before the first deadline.
@@ -120,12 +96,13 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
     try {
       for (auto& w : workers) {
         rtgate::rt::ThreadSpec spec{.name = "rtgate-cyc" + std::to_string(w->cpu),
-                                  .policy = policy,
-                                  .priority = static_cast<int>(p.get_int("priority")),
-                                  .cpus = {w->cpu}};
-      Worker* wp = w.get();
-      threads.push_back(std::make_unique<rtgate::rt::RtThread>(
-            spec, [wp, start_ns, end_ns, &ctx] { measure(*wp, start_ns, end_ns, ctx.stop_flag()); }));
+                                    .policy = policy,
+                                    .priority = static_cast<int>(p.get_int("priority")),
+                                    .cpus = {w->cpu}};
+        threads.push_back(
+            std::make_unique<rtgate::rt::RtThread>(spec, [wp = w.get(), start_ns, end_ns, &ctx] {
+              measure(*wp, start_ns, end_ns, ctx.stop_flag());
+            }));
       }
     } catch (...) {
       ctx.request_stop();  // the threads already started end at their next wakeup
@@ -138,12 +115,12 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
     rtgate::Case c;
     c.name = "cpu" + std::to_string(w->cpu);
     c.labels = {{"cpu", std::to_string(w->cpu)}, {"thread_class", "rt"}};
+    c.metrics.push_back(rtgate::Metric::latency("wakeup_latency", std::move(w->rec.histogram()),
+                                                std::move(w->rec.block_maxima())));
     c.metrics.push_back(
-        rtgate::Metric::latency("wakeup_latency", std::move(w->hist), std::move(w->block_max)));
-    c.metrics.push_back(
-        rtgate::Metric::count("overruns", static_cast<double>(w->overruns), "wakeups"));
-    c.metrics.push_back(
-        rtgate::Metric::count("missed_periods", static_cast<double>(w->missed), "periods"));
+        rtgate::Metric::count("overruns", static_cast<double>(w->rec.overruns()), "wakeups"));
+    c.metrics.push_back(rtgate::Metric::count(
+        "missed_periods", static_cast<double>(w->rec.missed_periods()), "periods"));
     result.cases.push_back(std::move(c));
   }
   return result;
@@ -151,20 +128,21 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
 
 }  // namespace
 
-RTGATE_SUITE({.name = "cyclic",
-              .tags = {"sched", "smoke"},
-              .summary = "periodic wakeup latency per CPU, cyclictest-style, missed periods counted",
-              .params = {ParamSpec::integer("interval_us", 1000, 50, 1'000'000, "us",
-                                            "wakeup period of the first thread"),
-                         ParamSpec::integer("priority", 95, 1, 98, "",
-                                            "RT priority (99 is reserved for the watchdog)"),
-                         ParamSpec::cpu_list("cpus", "all", "CPUs to measure, one thread each"),
-                         ParamSpec::choice("policy", "fifo", {"fifo", "rr", "other"},
-                                           "scheduling policy of the measuring threads"),
-                         ParamSpec::integer("distance_us", 0, 0, 1'000'000, "us",
-                                            "interval increment per thread, as cyclictest -d"),
-                         ParamSpec::integer("block_ms", 1000, 10, 3'600'000, "ms",
-                                            "block length for the per-block maxima the gate "
-                                            "compares")},
-              .needs = rtgate::Needs::kSchedFifo,
-              .run = &run});
+RTGATE_SUITE(
+    {.name = "cyclic",
+     .tags = {"sched", "smoke"},
+     .summary = "periodic wakeup latency per CPU, cyclictest-style, missed periods counted",
+     .params = {ParamSpec::integer("interval_us", 1000, 50, 1'000'000, "us",
+                                   "wakeup period of the first thread"),
+                ParamSpec::integer("priority", 95, 1, 98, "",
+                                   "RT priority (99 is reserved for the watchdog)"),
+                ParamSpec::cpu_list("cpus", "all", "CPUs to measure, one thread each"),
+                ParamSpec::choice("policy", "fifo", {"fifo", "rr", "other"},
+                                  "scheduling policy of the measuring threads"),
+                ParamSpec::integer("distance_us", 0, 0, 1'000'000, "us",
+                                   "interval increment per thread, as cyclictest -d"),
+                ParamSpec::integer("block_ms", 1000, 10, 3'600'000, "ms",
+                                   "block length for the per-block maxima the gate "
+                                   "compares")},
+     .needs = rtgate::Needs::kSchedFifo,
+     .run = &run});

@@ -1,0 +1,79 @@
+// PeriodicRecorder: the bookkeeping of one periodic RT thread, between two absolute-time sleeps.
+//
+// Given the deadline it slept to and the time it woke, it records the latency, counts overruns
+// (a wakeup a whole period late or more) and the periods they swallowed, keeps per-block maxima
+// for the gate, publishes live figures, and returns the next deadline. When a wakeup is late by
+// k periods, the k deadlines that already passed are counted as missed and skipped: sleeping to
+// them would return at once and record k bogus near-zero latencies (cyclictest's behaviour).
+//
+// Everything is allocated in the constructor; on_wakeup() neither allocates nor locks.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "framework/measure/latency_histogram.h"
+#include "framework/measure/live_stats.h"
+
+namespace rtgate {
+
+class PeriodicRecorder {
+ public:
+  // `max_blocks`: how many per-block maxima to keep (duration / block + 2 is enough).
+  PeriodicRecorder(std::int64_t interval_ns, std::int64_t block_ns, std::size_t max_blocks,
+                   LiveStats& live)
+      : interval_ns_(interval_ns), block_ns_(std::max(block_ns, interval_ns)), live_(live) {
+    block_max_.reserve(max_blocks);
+  }
+
+  void start(std::int64_t start_ns) { block_end_ = start_ns + block_ns_; }
+
+  // Returns the next deadline.
+  std::int64_t on_wakeup(std::int64_t deadline_ns, std::int64_t now_ns) noexcept {
+    const std::int64_t lat = now_ns - deadline_ns;
+    hist_.record(lat);
+    ++samples_;
+    max_ = std::max(max_, lat);
+    block_max_now_ = std::max(block_max_now_, lat);
+    std::int64_t next = deadline_ns + interval_ns_;
+    if (lat >= interval_ns_) [[unlikely]] {
+      ++overruns_;
+      const std::int64_t skipped = lat / interval_ns_;
+      missed_ += static_cast<std::uint64_t>(skipped);
+      next += skipped * interval_ns_;
+    }
+    if (next >= block_end_) close_block(next);
+    live_.publish(samples_, max_);
+    return next;
+  }
+
+  LatencyHistogram& histogram() { return hist_; }
+  std::vector<double>& block_maxima() { return block_max_; }
+  std::uint64_t overruns() const { return overruns_; }
+  std::uint64_t missed_periods() const { return missed_; }
+  std::uint64_t samples() const { return samples_; }
+
+ private:
+  void close_block(std::int64_t next) noexcept {
+    if (block_max_.size() < block_max_.capacity()) {
+      block_max_.push_back(static_cast<double>(block_max_now_));
+    }
+    block_max_now_ = 0;
+    while (block_end_ <= next) block_end_ += block_ns_;
+  }
+
+  std::int64_t interval_ns_;
+  std::int64_t block_ns_;
+  LiveStats& live_;
+  LatencyHistogram hist_;
+  std::vector<double> block_max_;
+  std::int64_t block_end_ = 0;
+  std::int64_t block_max_now_ = 0;
+  std::int64_t max_ = 0;
+  std::uint64_t samples_ = 0;
+  std::uint64_t overruns_ = 0;
+  std::uint64_t missed_ = 0;
+};
+
+}  // namespace rtgate
