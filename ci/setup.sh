@@ -10,7 +10,7 @@ PACKAGES=(
   libbenchmark-dev                 # measurement-overhead benchmarks
   rt-tests                         # cyclictest, the reference we cross-check against
   stress-ng                        # optional load for benchmarks
-  util-linux procps jq             # setpriv (non-root tests), ps, JSON in scripts
+  util-linux bsdutils procps jq    # setpriv, script (non-root and TTY tests), JSON in scripts
 )
 
 missing=()

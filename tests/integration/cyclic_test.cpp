@@ -8,7 +8,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -75,6 +78,26 @@ TEST(Cyclic, OneCasePerCpuWithTheExpectedNumberOfWakeups) {
     EXPECT_EQ(c["labels"]["thread_class"], "rt");
   }
   EXPECT_NE(r.out.find("wakeup_latency"), std::string::npos) << "console table";
+  EXPECT_EQ(r.out.find('\r'), std::string::npos) << "no progress line when stdout is no TTY";
+}
+
+// On a terminal, a run longer than 2 s shows a live line: `script` gives rtgate a real pty.
+TEST(Cyclic, ProgressLineOnATty) {
+  SKIP_WITHOUT_FIFO();
+  if (system("command -v script >/dev/null") != 0) GTEST_SKIP() << "script(1) not installed";
+  TempDir dir;
+  const std::string log = dir.file("tty.log");
+  const std::string cmd = std::string("script -qfec '") + RTGATE_BINARY +
+                          " run cyclic --duration 3' " + log + " >/dev/null 2>&1";
+  ASSERT_EQ(system(cmd.c_str()), 0);
+  std::ifstream in(log);
+  const std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Redrawn every 250 ms for ~3 s: many carriage returns, each with the live figures.
+  EXPECT_GE(std::count(out.begin(), out.end(), '\r'), 5) << out;
+  EXPECT_NE(out.find("cyclic run 1/1"), std::string::npos) << out;
+  EXPECT_NE(out.find("samples"), std::string::npos) << out;
+  EXPECT_NE(out.find("cpu0 max"), std::string::npos) << out;
+  EXPECT_NE(out.find("wakeup_latency"), std::string::npos) << "the table follows";
 }
 
 TEST(Cyclic, SigintEndsWithin1sWithPartialResults) {
