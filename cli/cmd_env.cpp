@@ -11,11 +11,16 @@ namespace {
 std::string limit(std::int64_t v) { return v < 0 ? "unlimited" : std::to_string(v); }
 
 nlohmann::ordered_json readiness_json(const rt::Readiness& r) {
-  return {{"sched_fifo", r.sched_fifo},         {"reason", r.reason},
-          {"is_root", r.is_root},               {"cap_sys_nice", r.cap_sys_nice},
-          {"cap_ipc_lock", r.cap_ipc_lock},     {"rlimit_rtprio", r.rlimit_rtprio},
-          {"rlimit_memlock", r.rlimit_memlock}, {"rt_runtime_us", r.rt_runtime_us},
-          {"rt_period_us", r.rt_period_us},     {"throttling", r.throttling},
+  return {{"sched_fifo", r.sched_fifo},
+          {"reason", r.reason},
+          {"is_root", r.is_root},
+          {"cap_sys_nice", r.cap_sys_nice},
+          {"cap_ipc_lock", r.cap_ipc_lock},
+          {"rlimit_rtprio", r.rlimit_rtprio},
+          {"rlimit_memlock", r.rlimit_memlock},
+          {"rt_runtime_us", r.rt_runtime_us},
+          {"rt_period_us", r.rt_period_us},
+          {"throttling", r.throttling},
           {"cpu_dma_latency_writable", r.cpu_dma_latency_writable}};
 }
 
@@ -60,10 +65,9 @@ void add_env(CLI::App& app, int& exit_code) {
     row("CAP_IPC_LOCK", r.cap_ipc_lock ? "yes" : "no");
     row("RLIMIT_RTPRIO", limit(r.rlimit_rtprio));
     row("RLIMIT_MEMLOCK", limit(r.rlimit_memlock));
-    row("rt throttling",
-        r.throttling ? std::to_string(r.rt_runtime_us) + " of " + std::to_string(r.rt_period_us) +
-                           " us per period"
-                     : "off");
+    row("rt throttling", r.throttling ? std::to_string(r.rt_runtime_us) + " of " +
+                                            std::to_string(r.rt_period_us) + " us per period"
+                                      : "off");
     row("cpu_dma_latency",
         (e.cpu_dma_latency_us < 0 ? std::string("unreadable")
                                   : std::to_string(e.cpu_dma_latency_us) + " us") +

@@ -44,12 +44,13 @@ int prepare(const RunArgs& a, std::vector<SelectedSuite>* selection, RunOptions*
   opt->progress = !a.no_progress && isatty(STDOUT_FILENO);
   if (!a.cpus.empty()) {
     const auto cpus = rt::parse_cpu_list(a.cpus);
-    if (!cpus || cpus->empty()) return print_error("--cpus '" + a.cpus + "' is not a CPU list"), kExitUsage;
+    if (!cpus || cpus->empty())
+      return print_error("--cpus '" + a.cpus + "' is not a CPU list"), kExitUsage;
     const std::vector<int> allowed = rt::allowed_cpus();
     for (int cpu : *cpus) {
       if (std::find(allowed.begin(), allowed.end(), cpu) == allowed.end()) {
-        print_error("--cpus: CPU " + std::to_string(cpu) + " is not available (usable: " +
-                    rt::format_cpu_list(allowed) + ")");
+        print_error("--cpus: CPU " + std::to_string(cpu) +
+                    " is not available (usable: " + rt::format_cpu_list(allowed) + ")");
         return kExitUsage;
       }
     }

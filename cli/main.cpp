@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
-#include <string_view>
 #include <exception>
+#include <string_view>
 
 #include "cli/commands.h"
 #include "framework/selection.h"

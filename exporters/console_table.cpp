@@ -53,12 +53,12 @@ void render_suite(std::string& out, const SuiteResult& s) {
         const LatencySummary l = LatencySummary::of(*m.histogram);
         std::string notes = count_notes(c);
         if (c.contaminated) notes += (notes.empty() ? "" : " ") + std::string("CONTAMINATED");
-        out += fmt("  %-10s %-16s %10llu %9s %9s %9s %9s %9s  %s\n", c.name.c_str(),
-                   m.name.c_str(), static_cast<unsigned long long>(l.count),
-                   dur(static_cast<double>(l.min)).c_str(), dur(static_cast<double>(l.p50)).c_str(),
-                   dur(static_cast<double>(l.p99)).c_str(),
-                   dur(static_cast<double>(l.p999)).c_str(),
-                   dur(static_cast<double>(l.max)).c_str(), notes.c_str());
+        out +=
+            fmt("  %-10s %-16s %10llu %9s %9s %9s %9s %9s  %s\n", c.name.c_str(), m.name.c_str(),
+                static_cast<unsigned long long>(l.count), dur(static_cast<double>(l.min)).c_str(),
+                dur(static_cast<double>(l.p50)).c_str(), dur(static_cast<double>(l.p99)).c_str(),
+                dur(static_cast<double>(l.p999)).c_str(), dur(static_cast<double>(l.max)).c_str(),
+                notes.c_str());
       } else if (m.kind == MetricKind::kThroughput || m.kind == MetricKind::kDuration) {
         const SampleSummary t = SampleSummary::of(m.samples);
         out += fmt("  %-10s %-16s hmean %.4g %s  (n=%zu, cv %.1f%%)\n", c.name.c_str(),
@@ -73,19 +73,18 @@ void render_suite(std::string& out, const SuiteResult& s) {
 
 std::string render_console(const RunReport& report) {
   const Environment& e = report.environment;
-  std::string out = fmt("rtgate %s  kernel %s (preempt %s%s), %d CPUs, %s\n",
-                        report.tool_version.c_str(), e.kernel_release.c_str(),
-                        e.preempt_model.c_str(), e.realtime ? ", PREEMPT_RT" : "", e.online_cpus,
-                        e.hostname.c_str());
+  std::string out =
+      fmt("rtgate %s  kernel %s (preempt %s%s), %d CPUs, %s\n", report.tool_version.c_str(),
+          e.kernel_release.c_str(), e.preempt_model.c_str(), e.realtime ? ", PREEMPT_RT" : "",
+          e.online_cpus, e.hostname.c_str());
   for (const SuiteResult& s : report.suites) render_suite(out, s);
   const auto count = [&](SuiteStatus st) {
     return std::count_if(report.suites.begin(), report.suites.end(),
                          [st](const SuiteResult& s) { return s.status == st; });
   };
-  out += fmt("%zu suites: %ld passed, %ld failed, %ld error, %ld skipped%s\n",
-             report.suites.size(), count(SuiteStatus::kPassed), count(SuiteStatus::kFailed),
-             count(SuiteStatus::kError), count(SuiteStatus::kSkipped),
-             report.complete ? "" : "  (INCOMPLETE: interrupted)");
+  out += fmt("%zu suites: %ld passed, %ld failed, %ld error, %ld skipped%s\n", report.suites.size(),
+             count(SuiteStatus::kPassed), count(SuiteStatus::kFailed), count(SuiteStatus::kError),
+             count(SuiteStatus::kSkipped), report.complete ? "" : "  (INCOMPLETE: interrupted)");
   return out;
 }
 

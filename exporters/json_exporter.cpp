@@ -68,14 +68,14 @@ ojson metric_json(const Metric& m) {
   j["better"] = to_string(m.better);
   if (m.histogram) {
     const LatencySummary s = LatencySummary::of(*m.histogram);
-    j["summary"] = {{"count", s.count}, {"min", s.min},     {"mean", s.mean},
-                    {"stddev", s.stddev}, {"p50", s.p50},   {"p90", s.p90},
-                    {"p99", s.p99},     {"p999", s.p999},   {"p9999", s.p9999},
-                    {"max", s.max},     {"overflow", s.overflow}};
+    j["summary"] = {{"count", s.count},   {"min", s.min},          {"mean", s.mean},
+                    {"stddev", s.stddev}, {"p50", s.p50},          {"p90", s.p90},
+                    {"p99", s.p99},       {"p999", s.p999},        {"p9999", s.p9999},
+                    {"max", s.max},       {"overflow", s.overflow}};
   } else {
     const SampleSummary s = SampleSummary::of(m.samples);
-    j["summary"] = {{"n", s.n},       {"hmean", s.hmean}, {"amean", s.amean}, {"stddev", s.stddev},
-                    {"cv", s.cv},     {"min", s.min},     {"max", s.max}};
+    j["summary"] = {{"n", s.n},   {"hmean", s.hmean}, {"amean", s.amean}, {"stddev", s.stddev},
+                    {"cv", s.cv}, {"min", s.min},     {"max", s.max}};
   }
   j["samples"] = m.samples;
   if (m.histogram) {

@@ -67,7 +67,8 @@ Environment environment_from(const json& j) {
   e.hypervisor = get_or<std::string>(j, "hypervisor", "");
   e.memory_total_kb = get_or<std::int64_t>(j, "memory_total_kb", 0);
   if (const auto it = j.find("extra"); it != j.end() && it->is_object()) {
-    for (const auto& [k, v] : it->items()) e.extra[k] = v.is_string() ? v.get<std::string>() : v.dump();
+    for (const auto& [k, v] : it->items())
+      e.extra[k] = v.is_string() ? v.get<std::string>() : v.dump();
   }
   return e;
 }
@@ -116,9 +117,10 @@ Metric metric_from(const json& j, const std::string& where) {
     const json& s = field(j, "summary", where);
     std::vector<Bucket> buckets;
     for (const json& b : array_field(h, "buckets", hw)) {
-      if (!b.is_array() || b.size() != 3) throw JsonError(hw + ": a bucket is not [lower, upper, count]");
-      buckets.push_back({b[0].get<std::uint64_t>(), b[1].get<std::uint64_t>(),
-                         b[2].get<std::uint64_t>()});
+      if (!b.is_array() || b.size() != 3)
+        throw JsonError(hw + ": a bucket is not [lower, upper, count]");
+      buckets.push_back(
+          {b[0].get<std::uint64_t>(), b[1].get<std::uint64_t>(), b[2].get<std::uint64_t>()});
     }
     LatencyHistogram hist;
     const std::string sw = where + ".summary";

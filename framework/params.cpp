@@ -27,20 +27,26 @@ std::string bad(const ParamSpec& spec, std::string_view text, const std::string&
 
 const char* to_string(ParamType type) {
   switch (type) {
-    case ParamType::kInt: return "int";
-    case ParamType::kDouble: return "real";
-    case ParamType::kBool: return "bool";
-    case ParamType::kChoice: return "choice";
-    case ParamType::kCpuList: return "cpulist";
-    case ParamType::kString: return "string";
+    case ParamType::kInt:
+      return "int";
+    case ParamType::kDouble:
+      return "real";
+    case ParamType::kBool:
+      return "bool";
+    case ParamType::kChoice:
+      return "choice";
+    case ParamType::kCpuList:
+      return "cpulist";
+    case ParamType::kString:
+      return "string";
   }
   return "?";
 }
 
-ParamSpec ParamSpec::integer(std::string name, std::int64_t def, std::int64_t min,
-                             std::int64_t max, std::string unit, std::string help) {
-  return {std::move(name), ParamType::kInt, def, static_cast<double>(min),
-          static_cast<double>(max), std::move(unit), std::move(help), {}};
+ParamSpec ParamSpec::integer(std::string name, std::int64_t def, std::int64_t min, std::int64_t max,
+                             std::string unit, std::string help) {
+  return {std::move(name), ParamType::kInt, def, static_cast<double>(min), static_cast<double>(max),
+          std::move(unit), std::move(help), {}};
 }
 
 ParamSpec ParamSpec::real(std::string name, double def, double min, double max, std::string unit,
@@ -54,8 +60,8 @@ ParamSpec ParamSpec::boolean(std::string name, bool def, std::string help) {
 
 ParamSpec ParamSpec::choice(std::string name, std::string def, std::vector<std::string> choices,
                             std::string help) {
-  return {std::move(name), ParamType::kChoice, std::move(def), 0, 0, "", std::move(help),
-          std::move(choices)};
+  return {std::move(name), ParamType::kChoice, std::move(def), 0, 0, "",
+          std::move(help), std::move(choices)};
 }
 
 ParamSpec ParamSpec::cpu_list(std::string name, std::string def, std::string help) {
@@ -74,14 +80,17 @@ std::string ParamSpec::range_text() const {
                       number_text(min) + ", " + number_text(max) + "]";
       return unit.empty() ? s : s + " " + unit;
     }
-    case ParamType::kBool: return "true|false";
+    case ParamType::kBool:
+      return "true|false";
     case ParamType::kChoice: {
       std::string s;
       for (const auto& c : choices) s += (s.empty() ? "" : "|") + c;
       return "one of " + s;
     }
-    case ParamType::kCpuList: return "a CPU list such as 0-3,6 or 'all'";
-    case ParamType::kString: return "a string";
+    case ParamType::kCpuList:
+      return "a CPU list such as 0-3,6 or 'all'";
+    case ParamType::kString:
+      return "a string";
   }
   return "";
 }
@@ -129,7 +138,8 @@ std::optional<ParamValue> ParamSpec::parse(std::string_view text, std::string* e
     case ParamType::kCpuList:
       if (s == "all" || rt::parse_cpu_list(s)) return ParamValue{s};
       return *error = bad(*this, text, "is not a CPU list"), std::nullopt;
-    case ParamType::kString: return ParamValue{s};
+    case ParamType::kString:
+      return ParamValue{s};
   }
   return std::nullopt;
 }

@@ -28,8 +28,13 @@ std::size_t terminal_width() {
 
 ProgressLine::ProgressLine(RunContext& ctx, std::string suite, double duration_s, int run_index,
                            int runs, bool enabled)
-    : ctx_(ctx), suite_(std::move(suite)), duration_s_(duration_s), run_index_(run_index),
-      runs_(runs), enabled_(enabled && duration_s > 2.0), start_ns_(monotonic_ns()) {}
+    : ctx_(ctx),
+      suite_(std::move(suite)),
+      duration_s_(duration_s),
+      run_index_(run_index),
+      runs_(runs),
+      enabled_(enabled && duration_s > 2.0),
+      start_ns_(monotonic_ns()) {}
 
 ProgressLine::~ProgressLine() {
   if (drawn_) {

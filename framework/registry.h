@@ -86,8 +86,8 @@ struct SuiteRegistrar {
 
 #define RTGATE_CONCAT_INNER(a, b) a##b
 #define RTGATE_CONCAT(a, b) RTGATE_CONCAT_INNER(a, b)
-#define RTGATE_SUITE(...)                                                             \
-  namespace {                                                                         \
-  const ::rtgate::SuiteRegistrar RTGATE_CONCAT(rtgate_suite_registrar_, __LINE__){    \
-      ::rtgate::SuiteDescriptor __VA_ARGS__};                                         \
+#define RTGATE_SUITE(...)                                                                        \
+  namespace {                                                                                    \
+  const ::rtgate::SuiteRegistrar RTGATE_CONCAT(rtgate_suite_registrar_,                          \
+                                               __LINE__){::rtgate::SuiteDescriptor __VA_ARGS__}; \
   }

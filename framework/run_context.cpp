@@ -4,7 +4,10 @@ namespace rtgate {
 
 RunContext::RunContext(double duration_s, std::vector<int> cpus, std::atomic<bool>& stop,
                        int run_index, int runs)
-    : duration_s_(duration_s), cpus_(std::move(cpus)), stop_(stop), run_index_(run_index),
+    : duration_s_(duration_s),
+      cpus_(std::move(cpus)),
+      stop_(stop),
+      run_index_(run_index),
       runs_(runs) {}
 
 LiveStats& RunContext::track(std::string label) {

@@ -25,10 +25,14 @@ constexpr auto kPoll = std::chrono::milliseconds(50);
 
 int severity(SuiteStatus s) {
   switch (s) {
-    case SuiteStatus::kPassed: return 0;
-    case SuiteStatus::kSkipped: return 1;
-    case SuiteStatus::kFailed: return 2;
-    case SuiteStatus::kError: return 3;
+    case SuiteStatus::kPassed:
+      return 0;
+    case SuiteStatus::kSkipped:
+      return 1;
+    case SuiteStatus::kFailed:
+      return 2;
+    case SuiteStatus::kError:
+      return 3;
   }
   return 3;
 }
@@ -190,8 +194,8 @@ RunOutcome run_suites(const std::vector<SelectedSuite>& selection, const RunOpti
     out.report.environment.extra["cpu_dma_latency_hold"] = dma->held() ? "0 us" : dma->reason();
   }
   out.interrupted = interrupt.load();
-  out.report.complete = !out.interrupted && !out.abandoned &&
-                        !(opt.require_rt && out.rt_unavailable);
+  out.report.complete =
+      !out.interrupted && !out.abandoned && !(opt.require_rt && out.rt_unavailable);
   out.report.finished_at = rfc3339_now();
   return out;
 }

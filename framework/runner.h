@@ -20,10 +20,10 @@ struct SelectedSuite {
 struct RunOptions {
   double duration_s = 10;
   int runs = 1;
-  std::vector<int> cpus;     // empty: every CPU the process may use
-  bool require_rt = false;   // a suite that needs RT and cannot have it ends the run (exit 4)
-  double watchdog_s = 10;    // a measuring thread silent this long ends its suite with "error"
-  bool progress = false;     // live progress line on stdout (the CLI enables it on a TTY)
+  std::vector<int> cpus;    // empty: every CPU the process may use
+  bool require_rt = false;  // a suite that needs RT and cannot have it ends the run (exit 4)
+  double watchdog_s = 10;   // a measuring thread silent this long ends its suite with "error"
+  bool progress = false;    // live progress line on stdout (the CLI enables it on a TTY)
 };
 
 struct RunOutcome {

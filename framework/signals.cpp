@@ -19,7 +19,7 @@ void on_signal(int sig) {
 }  // namespace
 
 const std::atomic<bool>& install_interrupt_handler() {
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_handler = &on_signal;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);

@@ -29,8 +29,11 @@ std::vector<int> housekeeping_cpus(const std::vector<int>& measured) {
 
 Watchdog::Watchdog(RunContext& ctx, double stall_s, double grace_s)
     : ctx_(ctx), stall_s_(stall_s), grace_s_(grace_s) {
-  rt::ThreadSpec spec{.name = "rtgate-watchdog", .policy = rt::Policy::kFifo, .priority = 99,
-                      .cpus = housekeeping_cpus(ctx.cpus()), .stack_bytes = 256 * 1024,
+  rt::ThreadSpec spec{.name = "rtgate-watchdog",
+                      .policy = rt::Policy::kFifo,
+                      .priority = 99,
+                      .cpus = housekeeping_cpus(ctx.cpus()),
+                      .stack_bytes = 256 * 1024,
                       .prefault_stack_bytes = 32 * 1024};
   try {
     thread_ = std::make_unique<rt::RtThread>(spec, [this] { loop(); });
@@ -78,7 +81,8 @@ void Watchdog::loop() {
       if (stalled >= stall_ns && !fired_.load()) {
         char buf[160];
         std::snprintf(buf, sizeof buf, "watchdog: thread '%s' (tid %d) made no progress for %.1f s",
-                      s.label.c_str(), static_cast<int>(s.tid.load()), static_cast<double>(stalled) / 1e9);
+                      s.label.c_str(), static_cast<int>(s.tid.load()),
+                      static_cast<double>(stalled) / 1e9);
         {
           std::lock_guard lock(reason_mutex_);
           reason_ = buf;

@@ -24,7 +24,7 @@ struct alignas(64) LiveStats {
   const std::string label;  // e.g. "cpu0"
   std::atomic<std::uint64_t> samples{0};
   std::atomic<std::int64_t> max_ns{0};
-  std::atomic<pid_t> tid{0};  // set once the thread runs, so the watchdog can demote it
+  std::atomic<pid_t> tid{0};      // set once the thread runs, so the watchdog can demote it
   std::atomic<bool> done{false};  // a finished thread is not stalled
 };
 

@@ -21,34 +21,17 @@
 #include <cpuid.h>
 #endif
 
+#include "framework/proc_files.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/rt_checks.h"
 
 namespace rtgate {
 namespace {
 
-std::optional<std::string> read_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return ss.str();
-}
-
-std::string trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return std::string(s);
-}
-
-std::string read_trimmed(const std::string& path) { return trim(read_file(path).value_or("")); }
-
-std::int64_t read_int(const std::string& path, std::int64_t fallback) {
-  std::ifstream in(path);
-  std::int64_t value = 0;
-  return (in >> value) ? value : fallback;
-}
+using proc::read_file;
+using proc::read_int;
+using proc::read_trimmed;
+using proc::trim;
 
 std::vector<std::string> words(std::string_view s) {
   std::vector<std::string> out;

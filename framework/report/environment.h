@@ -9,25 +9,25 @@ namespace rtgate {
 
 struct Environment {
   std::string hostname;
-  std::string kernel_release;   // uname -r
-  std::string kernel_version;   // uname -v
-  std::string machine;          // uname -m
-  std::string preempt_model;    // none|voluntary|full|lazy|rt|dynamic(<mode>)|unknown
-  bool realtime = false;        // PREEMPT_RT (/sys/kernel/realtime or uname -v)
-  std::string cmdline;          // /proc/cmdline, trimmed
-  std::string cpu_model;        // first "model name" of /proc/cpuinfo
+  std::string kernel_release;  // uname -r
+  std::string kernel_version;  // uname -v
+  std::string machine;         // uname -m
+  std::string preempt_model;   // none|voluntary|full|lazy|rt|dynamic(<mode>)|unknown
+  bool realtime = false;       // PREEMPT_RT (/sys/kernel/realtime or uname -v)
+  std::string cmdline;         // /proc/cmdline, trimmed
+  std::string cpu_model;       // first "model name" of /proc/cpuinfo
   int online_cpus = 0;
-  std::string online_cpu_list;  // e.g. "0-3"
-  std::string isolated_cpus;    // /sys/devices/system/cpu/isolated ("" when none)
-  std::string nohz_full;        // /sys/devices/system/cpu/nohz_full ("" when none)
+  std::string online_cpu_list;     // e.g. "0-3"
+  std::string isolated_cpus;       // /sys/devices/system/cpu/isolated ("" when none)
+  std::string nohz_full;           // /sys/devices/system/cpu/nohz_full ("" when none)
   std::int64_t rt_runtime_us = 0;  // -1 = throttling disabled
   std::int64_t rt_period_us = 0;
-  bool rt_capable = false;           // a SCHED_FIFO thread could be created here
+  bool rt_capable = false;               // a SCHED_FIFO thread could be created here
   std::int64_t cpu_dma_latency_us = -1;  // current PM QoS target; -1 when unreadable
-  std::string clocksource;           // current clocksource
-  std::string governors;             // e.g. "performance" or "0:powersave,1:performance"; "" n/a
-  std::string smt;                   // /sys/devices/system/cpu/smt/control, "" when absent
-  std::string hypervisor;            // "" on bare metal, else vendor or "yes"
+  std::string clocksource;               // current clocksource
+  std::string governors;   // e.g. "performance" or "0:powersave,1:performance"; "" n/a
+  std::string smt;         // /sys/devices/system/cpu/smt/control, "" when absent
+  std::string hypervisor;  // "" on bare metal, else vendor or "yes"
   std::int64_t memory_total_kb = 0;
   std::map<std::string, std::string> extra;  // anything else worth keeping, free-form
 };

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <utility>
 
+#include "framework/proc_files.h"
 #include "framework/rt/cpu_list.h"
 
 namespace rtgate {
@@ -27,22 +28,12 @@ constexpr int kSchedDeadline = 6;                 // not in every libc's <sched.
 constexpr double kCpuStealThresholdMs = 0.1;
 constexpr double kTotalStealThresholdMs = 1.0;
 
-// Raw read to EOF: cheaper than iostreams across thousands of per-thread /proc files.
+// An empty /proc file is as useless here as a missing one.
 bool read_small(const std::string& path, std::string& out) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  out.resize(4096);
-  std::size_t used = 0;
-  while (true) {
-    const ssize_t n = read(fd, out.data() + used, out.size() - used);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    used += static_cast<std::size_t>(n);
-    if (used == out.size()) out.resize(out.size() * 2);
-  }
-  close(fd);
-  out.resize(used);
-  return used > 0;
+  auto text = proc::read_file(path);
+  if (!text || text->empty()) return false;
+  out = std::move(*text);
+  return true;
 }
 
 template <class T>

@@ -18,8 +18,8 @@ struct ForeignRtThread {
   pid_t pid = 0;
   pid_t tid = 0;
   std::string comm;
-  std::string policy;  // "fifo" | "rr" | "deadline"
-  int priority = 0;    // rt_priority (1..99); 0 for deadline
+  std::string policy;        // "fifo" | "rr" | "deadline"
+  int priority = 0;          // rt_priority (1..99); 0 for deadline
   std::string cpus_allowed;  // Cpus_allowed_list, e.g. "1" or "0-1"
   bool kernel_thread = false;
   std::uint64_t runtime_ns = 0;  // CPU time consumed during the window
@@ -29,15 +29,15 @@ struct Hygiene {
   std::vector<ForeignRtThread> foreign_rt_threads;  // those that ran during the window
   double steal_ms = 0;                              // summed over CPUs
   std::map<int, double> steal_ms_per_cpu;
-  std::int64_t rt_throttled = -1;  // throttling events seen in the window; -1 = unknown
-  std::string rt_throttled_source;  // where that figure came from, e.g. "kmsg"
+  std::int64_t rt_throttled = -1;    // throttling events seen in the window; -1 = unknown
+  std::string rt_throttled_source;   // where that figure came from, e.g. "kmsg"
   std::uint64_t missed_periods = 0;  // filled from the suite's cases
 };
 
 struct ThreadSample {
   pid_t pid = 0, tid = 0;
   std::string comm;
-  int policy = 0;    // SCHED_* constant
+  int policy = 0;  // SCHED_* constant
   int priority = 0;
   std::string cpus_allowed;
   bool kernel_thread = false;
@@ -46,9 +46,9 @@ struct ThreadSample {
 
 struct HygieneSnapshot {
   std::uint64_t monotonic_ns = 0;
-  std::vector<ThreadSample> rt_threads;           // every RT thread on the machine
-  std::map<int, std::uint64_t> steal_ticks;       // per CPU, USER_HZ ticks
-  std::int64_t kmsg_throttle_events = -1;         // cumulative count, -1 when unreadable
+  std::vector<ThreadSample> rt_threads;      // every RT thread on the machine
+  std::map<int, std::uint64_t> steal_ticks;  // per CPU, USER_HZ ticks
+  std::int64_t kmsg_throttle_events = -1;    // cumulative count, -1 when unreadable
 };
 
 HygieneSnapshot take_hygiene_snapshot();
@@ -60,7 +60,8 @@ Hygiene hygiene_between(const HygieneSnapshot& before, const HygieneSnapshot& af
 // Which foreign threads could have run on `cpu` (their allowed CPUs include it).
 // Kernel threads are part of the system under test and are never counted as contamination.
 std::vector<std::string> contamination_reasons_for_cpu(const Hygiene& h, int cpu);
-// Reasons that apply to the whole suite (user-space foreign RT threads anywhere, steal, throttling).
+// Reasons that apply to the whole suite (user-space foreign RT threads anywhere, steal,
+// throttling).
 std::vector<std::string> contamination_reasons(const Hygiene& h);
 
 }  // namespace rtgate

@@ -11,10 +11,14 @@ namespace rtgate {
 
 const char* to_string(MetricKind kind) {
   switch (kind) {
-    case MetricKind::kLatency: return "latency";
-    case MetricKind::kThroughput: return "throughput";
-    case MetricKind::kDuration: return "duration";
-    case MetricKind::kCount: return "count";
+    case MetricKind::kLatency:
+      return "latency";
+    case MetricKind::kThroughput:
+      return "throughput";
+    case MetricKind::kDuration:
+      return "duration";
+    case MetricKind::kCount:
+      return "count";
   }
   return "?";
 }
@@ -23,17 +27,21 @@ const char* to_string(Better better) { return better == Better::kLower ? "lower"
 
 const char* to_string(SuiteStatus status) {
   switch (status) {
-    case SuiteStatus::kPassed: return "passed";
-    case SuiteStatus::kFailed: return "failed";
-    case SuiteStatus::kSkipped: return "skipped";
-    case SuiteStatus::kError: return "error";
+    case SuiteStatus::kPassed:
+      return "passed";
+    case SuiteStatus::kFailed:
+      return "failed";
+    case SuiteStatus::kSkipped:
+      return "skipped";
+    case SuiteStatus::kError:
+      return "error";
   }
   return "?";
 }
 
 std::optional<MetricKind> metric_kind_from(const std::string& s) {
-  for (auto k : {MetricKind::kLatency, MetricKind::kThroughput, MetricKind::kDuration,
-                 MetricKind::kCount}) {
+  for (auto k :
+       {MetricKind::kLatency, MetricKind::kThroughput, MetricKind::kDuration, MetricKind::kCount}) {
     if (s == to_string(k)) return k;
   }
   return std::nullopt;
@@ -46,8 +54,8 @@ std::optional<Better> better_from(const std::string& s) {
 }
 
 std::optional<SuiteStatus> suite_status_from(const std::string& s) {
-  for (auto st : {SuiteStatus::kPassed, SuiteStatus::kFailed, SuiteStatus::kSkipped,
-                  SuiteStatus::kError}) {
+  for (auto st :
+       {SuiteStatus::kPassed, SuiteStatus::kFailed, SuiteStatus::kSkipped, SuiteStatus::kError}) {
     if (s == to_string(st)) return st;
   }
   return std::nullopt;

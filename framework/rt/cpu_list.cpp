@@ -9,6 +9,8 @@
 #include <iterator>
 #include <sstream>
 
+#include "framework/proc_files.h"
+
 namespace rtgate::rt {
 namespace {
 
@@ -101,10 +103,9 @@ std::vector<int> allowed_cpus() {
 }
 
 std::vector<int> online_cpus() {
-  std::ifstream in("/sys/devices/system/cpu/online");
-  std::stringstream text;
-  if (in && (text << in.rdbuf())) {
-    if (auto cpus = parse_cpu_list(text.str()); cpus && !cpus->empty()) return *cpus;
+  if (auto cpus = parse_cpu_list(proc::read_trimmed("/sys/devices/system/cpu/online"));
+      cpus && !cpus->empty()) {
+    return *cpus;
   }
   return allowed_cpus();
 }

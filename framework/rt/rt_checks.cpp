@@ -13,17 +13,12 @@
 #include <fstream>
 #include <string_view>
 
+#include "framework/proc_files.h"
+
 namespace rtgate::rt {
 namespace {
 
 constexpr int kProbePriority = 1;
-
-std::int64_t read_int_file(const char* path, std::int64_t fallback) {
-  std::ifstream in(path);
-  std::int64_t value = 0;
-  if (in >> value) return value;
-  return fallback;
-}
 
 std::int64_t rlimit_value(int resource) {
   rlimit lim{};
@@ -111,8 +106,8 @@ Readiness check_readiness() {
   r.cap_ipc_lock = has_effective_cap(CAP_IPC_LOCK);
   r.rlimit_rtprio = rlimit_value(RLIMIT_RTPRIO);
   r.rlimit_memlock = rlimit_value(RLIMIT_MEMLOCK);
-  r.rt_runtime_us = read_int_file("/proc/sys/kernel/sched_rt_runtime_us", 0);
-  r.rt_period_us = read_int_file("/proc/sys/kernel/sched_rt_period_us", 0);
+  r.rt_runtime_us = proc::read_int("/proc/sys/kernel/sched_rt_runtime_us", 0);
+  r.rt_period_us = proc::read_int("/proc/sys/kernel/sched_rt_period_us", 0);
   r.throttling = r.rt_runtime_us != -1 && r.rt_runtime_us < r.rt_period_us;
   // Opening registers a PM QoS request at the default value and closing drops it: no side effect.
   const int fd = open("/dev/cpu_dma_latency", O_WRONLY | O_CLOEXEC);

@@ -40,18 +40,24 @@ __attribute__((noinline)) void prefault_stack(std::size_t bytes) {
 
 const char* to_string(Policy policy) {
   switch (policy) {
-    case Policy::kFifo: return "fifo";
-    case Policy::kRr: return "rr";
-    case Policy::kOther: return "other";
+    case Policy::kFifo:
+      return "fifo";
+    case Policy::kRr:
+      return "rr";
+    case Policy::kOther:
+      return "other";
   }
   return "?";
 }
 
 int to_sched_policy(Policy policy) {
   switch (policy) {
-    case Policy::kFifo: return SCHED_FIFO;
-    case Policy::kRr: return SCHED_RR;
-    case Policy::kOther: return SCHED_OTHER;
+    case Policy::kFifo:
+      return SCHED_FIFO;
+    case Policy::kRr:
+      return SCHED_RR;
+    case Policy::kOther:
+      return SCHED_OTHER;
   }
   return SCHED_OTHER;
 }

@@ -26,10 +26,10 @@ const char* to_string(Policy policy);
 int to_sched_policy(Policy policy);
 
 struct ThreadSpec {
-  std::string name;             // thread name (15 chars max are kept)
+  std::string name;  // thread name (15 chars max are kept)
   Policy policy = Policy::kFifo;
-  int priority = 80;            // 1..99 for FIFO/RR; ignored (0) for OTHER
-  std::vector<int> cpus;        // empty: every CPU the process may use
+  int priority = 80;      // 1..99 for FIFO/RR; ignored (0) for OTHER
+  std::vector<int> cpus;  // empty: every CPU the process may use
   std::size_t stack_bytes = 512 * 1024;
   std::size_t prefault_stack_bytes = 128 * 1024;
 };

@@ -12,9 +12,7 @@
 namespace rtgate::test {
 namespace {
 
-bool single_line(const std::string& s) {
-  return !s.empty() && s.find('\n') == s.size() - 1;
-}
+bool single_line(const std::string& s) { return !s.empty() && s.find('\n') == s.size() - 1; }
 
 TEST(Cli, ListShowsCyclicWithTags) {
   const auto r = run_rtgate({"list"});
@@ -125,8 +123,8 @@ TEST(Cli, AsNobodyRtSuitesAreSkippedWithAReason) {
 
 TEST(Cli, AsNobodyRequireRtExits4) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to switch to nobody";
-  const auto r = run_rtgate({"run", "cyclic", "--duration", "1", "--require-rt"},
-                            {.as_nobody = true});
+  const auto r =
+      run_rtgate({"run", "cyclic", "--duration", "1", "--require-rt"}, {.as_nobody = true});
   EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
   EXPECT_TRUE(single_line(r.err)) << r.err;
   EXPECT_NE(r.err.find("--require-rt"), std::string::npos);
@@ -135,8 +133,7 @@ TEST(Cli, AsNobodyRequireRtExits4) {
 TEST(Cli, AsNobodyBadInputStillExits2) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root to switch to nobody";
   EXPECT_EQ(run_rtgate({"run", "cyclc"}, {.as_nobody = true}).exit_code, 2);
-  EXPECT_EQ(run_rtgate({"run", "cyclic", "-p", "interval_us=1"}, {.as_nobody = true}).exit_code,
-            2);
+  EXPECT_EQ(run_rtgate({"run", "cyclic", "-p", "interval_us=1"}, {.as_nobody = true}).exit_code, 2);
   // /root is not writable for nobody.
   EXPECT_EQ(run_rtgate({"run", "cyclic", "-o", "/root/r.json"}, {.as_nobody = true}).exit_code, 2);
 }

@@ -21,7 +21,7 @@
 namespace rtgate::test {
 namespace {
 
-#define SKIP_WITHOUT_FIFO()                                            \
+#define SKIP_WITHOUT_FIFO()                                           \
   if (const std::string why = rt::probe_sched_fifo(); !why.empty()) { \
     GTEST_SKIP() << why;                                              \
   }

@@ -10,9 +10,9 @@
 namespace rtgate::test {
 
 struct ProcessResult {
-  int exit_code = -1;    // exit status, or 128 + signal when killed by one
+  int exit_code = -1;  // exit status, or 128 + signal when killed by one
   std::string out, err;
-  double seconds = 0;    // wall time from start to exit
+  double seconds = 0;  // wall time from start to exit
 };
 
 struct ProcessOptions {

@@ -22,8 +22,10 @@ RunReport sample_report() {
   r.environment.extra["note"] = "x";
   SuiteResult s;
   s.name = "cyclic";
-  s.params = {{"interval_us", std::int64_t{1000}}, {"policy", std::string("fifo")},
-              {"ratio", 0.25}, {"flag", true}};
+  s.params = {{"interval_us", std::int64_t{1000}},
+              {"policy", std::string("fifo")},
+              {"ratio", 0.25},
+              {"flag", true}};
   s.status = SuiteStatus::kPassed;
   s.duration_s = 10.02;
   s.runs = 2;
@@ -32,8 +34,7 @@ RunReport sample_report() {
   s.hygiene.rt_throttled = 0;
   s.hygiene.rt_throttled_source = "kmsg";
   s.hygiene.missed_periods = 3;
-  s.hygiene.foreign_rt_threads.push_back(
-      {123, 124, "spinner", "fifo", 90, "1", false, 5'000'000});
+  s.hygiene.foreign_rt_threads.push_back({123, 124, "spinner", "fifo", 90, "1", false, 5'000'000});
   s.contaminated = true;
   s.contaminated_reasons = {"3 missed periods"};
   std::mt19937_64 rng(5);
@@ -56,9 +57,9 @@ TEST(JsonExporter, SummaryFieldsFollowTheDesignContract) {
   const auto j = to_json(sample_report());
   EXPECT_EQ(j["schema"], "rtgate.result/1");
   EXPECT_EQ(j["tool"]["name"], "rtgate");
-  for (const char* k : {"hostname", "kernel_release", "kernel_version", "preempt_model",
-                        "realtime", "cmdline", "cpu_model", "online_cpus", "isolated_cpus",
-                        "rt_runtime_us", "rt_capable", "cpu_dma_latency_us"}) {
+  for (const char* k : {"hostname", "kernel_release", "kernel_version", "preempt_model", "realtime",
+                        "cmdline", "cpu_model", "online_cpus", "isolated_cpus", "rt_runtime_us",
+                        "rt_capable", "cpu_dma_latency_us"}) {
     EXPECT_TRUE(j["environment"].contains(k)) << k;
   }
   const auto& suite = j["suites"][0];
@@ -137,8 +138,8 @@ TEST(JsonExporter, ReaderRejectsWrongSchemaAndNamesMissingFields) {
 }
 
 TEST(JsonExporter, WritesAtomicallyAndLeavesNoTempFile) {
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("rtgate-json-" + std::to_string(getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("rtgate-json-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "r.json").string();
   std::ofstream(path) << "old";
@@ -154,8 +155,8 @@ TEST(JsonExporter, WritesAtomicallyAndLeavesNoTempFile) {
 }
 
 TEST(JsonExporter, ReadingGarbageIsAOneLineError) {
-  const auto path = std::filesystem::temp_directory_path() /
-                    ("rtgate-bad-" + std::to_string(getpid()) + ".json");
+  const auto path =
+      std::filesystem::temp_directory_path() / ("rtgate-bad-" + std::to_string(getpid()) + ".json");
   std::ofstream(path) << "{ not json";
   try {
     read_report_file(path.string());

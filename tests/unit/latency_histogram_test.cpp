@@ -30,8 +30,8 @@ TEST(LatencyHistogram, BucketsTileTheRangeWithoutGapsOrOverlap) {
 
 TEST(LatencyHistogram, EveryValueLandsInTheBucketThatContainsIt) {
   std::mt19937_64 rng(1);
-  std::vector<std::uint64_t> probes = {0, 1, 63, 64, 65, 127, 128, 1000, 999'999, 1'000'000,
-                                       LatencyHistogram::kRangeEnd - 1};
+  std::vector<std::uint64_t> probes = {
+      0, 1, 63, 64, 65, 127, 128, 1000, 999'999, 1'000'000, LatencyHistogram::kRangeEnd - 1};
   for (int i = 0; i < 100000; ++i) probes.push_back(rng() % LatencyHistogram::kRangeEnd);
   for (std::uint64_t v : probes) {
     const std::size_t i = LatencyHistogram::bucket_index(v);
@@ -39,7 +39,8 @@ TEST(LatencyHistogram, EveryValueLandsInTheBucketThatContainsIt) {
     ASSERT_LE(LatencyHistogram::bucket_lower(i), v);
     ASSERT_GT(LatencyHistogram::bucket_upper(i), v);
     // Relative width bound: the whole point of the log-linear layout.
-    const std::uint64_t width = LatencyHistogram::bucket_upper(i) - LatencyHistogram::bucket_lower(i);
+    const std::uint64_t width =
+        LatencyHistogram::bucket_upper(i) - LatencyHistogram::bucket_lower(i);
     ASSERT_LE(width * LatencyHistogram::kSubCount, std::max<std::uint64_t>(v, 64)) << v;
   }
 }
@@ -53,7 +54,8 @@ TEST(LatencyHistogram, ExactMinMaxCountMeanAndStddev) {
   EXPECT_DOUBLE_EQ(h.mean(), (5000 + 7000 + 12345 + 9) / 4.0);
   const double m = h.mean();
   const double var = ((5000 - m) * (5000 - m) + (7000 - m) * (7000 - m) +
-                      (12345 - m) * (12345 - m) + (9 - m) * (9 - m)) / 4;
+                      (12345 - m) * (12345 - m) + (9 - m) * (9 - m)) /
+                     4;
   EXPECT_NEAR(h.stddev(), std::sqrt(var), 1e-6);
 }
 
@@ -143,8 +145,8 @@ TEST(LatencyHistogram, RestoreRebuildsTheSameHistogram) {
   for (int i = 0; i < 10000; ++i) h.record(static_cast<std::int64_t>(rng() % 100'000'000));
   h.record(static_cast<std::int64_t>(LatencyHistogram::kRangeEnd) * 2);
   LatencyHistogram r;
-  ASSERT_TRUE(r.restore(h.buckets(), h.count(), h.min(), h.max(), h.mean(), h.stddev(),
-                        h.overflow()));
+  ASSERT_TRUE(
+      r.restore(h.buckets(), h.count(), h.min(), h.max(), h.mean(), h.stddev(), h.overflow()));
   EXPECT_EQ(r.count(), h.count());
   EXPECT_EQ(r.overflow(), h.overflow());
   EXPECT_EQ(r.max(), h.max());
@@ -156,7 +158,7 @@ TEST(LatencyHistogram, RestoreRebuildsTheSameHistogram) {
 
 TEST(LatencyHistogram, RestoreRejectsForeignLayoutsAndBadCounts) {
   LatencyHistogram r;
-  EXPECT_FALSE(r.restore({{100, 200, 1}}, 1, 150, 150, 150, 0, 0));  // not a bucket here
+  EXPECT_FALSE(r.restore({{100, 200, 1}}, 1, 150, 150, 150, 0, 0));       // not a bucket here
   EXPECT_FALSE(r.restore({{1000, 1008, 2}}, 5, 1000, 1001, 1000, 0, 0));  // counts disagree
   EXPECT_TRUE(r.restore({{1000, 1008, 2}}, 2, 1000, 1001, 1000.5, 0.5, 0));
 }

@@ -22,8 +22,8 @@ TEST(ParamSpec, IntegerAcceptsValuesInRange) {
 }
 
 TEST(ParamSpec, IntegerRejectsEveryBadFormNamingParamAndRange) {
-  for (const char* bad : {"", "abc", "12x", "1.5", "49", "1000001", "-1", " 10",
-                          "99999999999999999999999"}) {
+  for (const char* bad :
+       {"", "abc", "12x", "1.5", "49", "1000001", "-1", " 10", "99999999999999999999999"}) {
     const std::string why = parse_error(interval(), bad);
     EXPECT_NE(why.find("interval_us"), std::string::npos) << why;
     EXPECT_NE(why.find("[50, 1000000] us"), std::string::npos) << why;

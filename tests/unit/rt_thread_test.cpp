@@ -9,7 +9,7 @@
 namespace rtgate::rt {
 namespace {
 
-#define SKIP_WITHOUT_FIFO()                                        \
+#define SKIP_WITHOUT_FIFO()                                       \
   if (const std::string why = probe_sched_fifo(); !why.empty()) { \
     GTEST_SKIP() << why;                                          \
   }
@@ -74,8 +74,7 @@ TEST(RtThread, ReportsItsTid) {
 
 TEST(RtThread, BadSettingsAreOneLineErrorsNotCrashes) {
   try {
-    RtThread t({.name = "t-bad", .policy = Policy::kFifo, .priority = 1, .cpus = {99999}},
-               [] {});
+    RtThread t({.name = "t-bad", .policy = Policy::kFifo, .priority = 1, .cpus = {99999}}, [] {});
     FAIL() << "a CPU beyond CPU_SETSIZE was accepted";
   } catch (const RtError& e) {
     EXPECT_NE(std::string(e.what()).find("bad CPU 99999"), std::string::npos) << e.what();

@@ -43,14 +43,20 @@ SuiteResult stuck(const Params&, RunContext& ctx) {
   return {};
 }
 
-RTGATE_SUITE({.name = "test.ticking", .tags = {"test"}, .summary = "",
-              .params = {ParamSpec::boolean("fail", false, "")}, .run = &ticking});
-RTGATE_SUITE({.name = "test.throwing", .tags = {"test"}, .summary = "", .params = {},
-              .run = &throwing});
-RTGATE_SUITE({.name = "test.stuck", .tags = {"test"}, .summary = "", .params = {},
-              .run = &stuck});
-RTGATE_SUITE({.name = "test.needs_rt", .tags = {"test"}, .summary = "", .params = {},
-              .needs = Needs::kSchedFifo, .run = &ticking});
+RTGATE_SUITE({.name = "test.ticking",
+              .tags = {"test"},
+              .summary = "",
+              .params = {ParamSpec::boolean("fail", false, "")},
+              .run = &ticking});
+RTGATE_SUITE(
+    {.name = "test.throwing", .tags = {"test"}, .summary = "", .params = {}, .run = &throwing});
+RTGATE_SUITE({.name = "test.stuck", .tags = {"test"}, .summary = "", .params = {}, .run = &stuck});
+RTGATE_SUITE({.name = "test.needs_rt",
+              .tags = {"test"},
+              .summary = "",
+              .params = {},
+              .needs = Needs::kSchedFifo,
+              .run = &ticking});
 
 SelectedSuite selected(const char* name) {
   const SuiteDescriptor* d = Registry::instance().find(name);

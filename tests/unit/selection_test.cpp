@@ -11,18 +11,25 @@ SuiteResult noop(const Params&, RunContext&) { return {}; }
 
 std::vector<SuiteDescriptor> catalogue() {
   std::vector<SuiteDescriptor> v;
-  v.push_back({.name = "cyclic", .tags = {"sched", "smoke"}, .summary = "", .params =
-                   {ParamSpec::integer("interval_us", 1000, 50, 1'000'000, "us", ""),
-                    ParamSpec::integer("priority", 95, 1, 98, "", "")},
-               .needs = Needs::kSchedFifo, .run = &noop});
-  v.push_back({.name = "lock.latency", .tags = {"lock"}, .summary = "",
+  v.push_back({.name = "cyclic",
+               .tags = {"sched", "smoke"},
+               .summary = "",
+               .params = {ParamSpec::integer("interval_us", 1000, 50, 1'000'000, "us", ""),
+                          ParamSpec::integer("priority", 95, 1, 98, "", "")},
+               .needs = Needs::kSchedFifo,
+               .run = &noop});
+  v.push_back({.name = "lock.latency",
+               .tags = {"lock"},
+               .summary = "",
                .params = {ParamSpec::integer("priority", 80, 1, 98, "", ""),
                           ParamSpec::string("locks", "all", "")},
                .run = &noop});
-  v.push_back({.name = "lock.throughput", .tags = {"lock", "smoke"}, .summary = "", .params = {},
+  v.push_back({.name = "lock.throughput",
+               .tags = {"lock", "smoke"},
+               .summary = "",
+               .params = {},
                .run = &noop});
-  v.push_back({.name = "pi.inversion", .tags = {"pi"}, .summary = "", .params = {},
-               .run = &noop});
+  v.push_back({.name = "pi.inversion", .tags = {"pi"}, .summary = "", .params = {}, .run = &noop});
   return v;
 }
 
@@ -108,8 +115,8 @@ TEST(BindParams, EveryBadAssignmentIsAOneLineError) {
                         Case{"cyclic.nope=1", "has no parameter 'nope'"},
                         Case{"nope=1", "no selected suite has a parameter 'nope'"},
                         Case{"intervl_us=100", "did you mean interval_us?"},
-                        Case{"pi.inversion.x=1", "not selected"},
-                        Case{"priority=0", "priority"}, Case{"x", "KEY=VALUE"}}) {
+                        Case{"pi.inversion.x=1", "not selected"}, Case{"priority=0", "priority"},
+                        Case{"x", "KEY=VALUE"}}) {
     std::string why;
     EXPECT_FALSE(bind_params(sel.suites, {t.text}, &why)) << t.text;
     EXPECT_NE(why.find(t.expect), std::string::npos) << t.text << " -> " << why;
