@@ -84,7 +84,7 @@ std::string render_console(const RunReport& report) {
   };
   out += fmt("%zu suites: %ld passed, %ld failed, %ld error, %ld skipped%s\n", report.suites.size(),
              count(SuiteStatus::kPassed), count(SuiteStatus::kFailed), count(SuiteStatus::kError),
-             count(SuiteStatus::kSkipped), report.complete ? "" : "  (INCOMPLETE: interrupted)");
+             count(SuiteStatus::kSkipped), report.complete ? "" : "  (INCOMPLETE: the run did not finish)");
   return out;
 }
 
