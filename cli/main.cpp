@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
   add_describe(app, exit_code);
   add_env(app, exit_code);
   add_run(app, exit_code);
+  add_locks(app, exit_code);
 
   std::vector<std::string> args(argv + 1, argv + argc);
   std::vector<std::string> names;
