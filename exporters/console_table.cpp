@@ -34,7 +34,14 @@ std::string count_notes(const Case& c) {
   return notes;
 }
 
+std::size_t case_width(const SuiteResult& s) {
+  std::size_t w = 10;
+  for (const Case& c : s.cases) w = std::max(w, c.name.size());
+  return std::min<std::size_t>(w, 48);
+}
+
 void render_suite(std::string& out, const SuiteResult& s) {
+  const int cw = static_cast<int>(case_width(s));
   out += fmt("%s: %s", s.name.c_str(), to_string(s.status));
   if (s.status != SuiteStatus::kSkipped) {
     out += fmt(" (%d run%s, %.1f s)", s.runs, s.runs == 1 ? "" : "s", s.duration_s);
@@ -46,12 +53,13 @@ void render_suite(std::string& out, const SuiteResult& s) {
     for (const Metric& m : c.metrics) {
       if (m.histogram) {
         if (!header) {
-          out += fmt("  %-10s %-16s %10s %9s %9s %9s %9s %9s  %s\n", "case", "metric", "samples",
+          out += fmt("  %-*s %-16s %10s %9s %9s %9s %9s %9s  %s\n", cw, "case", "metric", "samples",
                      "min", "p50", "p99", "p99.9", "max", "notes");
           header = true;
         }
         const LatencySummary l = LatencySummary::of(*m.histogram);
         std::string notes = count_notes(c);
+        if (const auto v = c.labels.find("verdict"); v != c.labels.end()) notes += "  " + v->second;
         if (c.contaminated) notes += (notes.empty() ? "" : " ") + std::string("CONTAMINATED");
         out +=
             fmt("  %-10s %-16s %10llu %9s %9s %9s %9s %9s  %s\n", c.name.c_str(), m.name.c_str(),
@@ -61,7 +69,7 @@ void render_suite(std::string& out, const SuiteResult& s) {
                 notes.c_str());
       } else if (m.kind == MetricKind::kThroughput || m.kind == MetricKind::kDuration) {
         const SampleSummary t = SampleSummary::of(m.samples);
-        out += fmt("  %-10s %-16s hmean %.4g %s  (n=%zu, cv %.1f%%)\n", c.name.c_str(),
+        out += fmt("  %-*s %-16s hmean %.4g %s  (n=%zu, cv %.1f%%)\n", cw, c.name.c_str(),
                    m.name.c_str(), t.hmean, m.unit.c_str(), t.n, t.cv);
       }
     }

@@ -72,6 +72,13 @@ std::optional<std::vector<SelectedSuite>> bind_params(
       return std::nullopt;
     }
   }
+  for (const SelectedSuite& s : out) {
+    if (s.suite->validate == nullptr) continue;
+    if (std::string why = s.suite->validate(s.params); !why.empty()) {
+      *error = std::string(s.suite->name.value) + ": " + why;
+      return std::nullopt;
+    }
+  }
   return out;
 }
 

@@ -49,6 +49,9 @@ constexpr bool has(Needs set, Needs bit) {
 // A suite's run: one repetition. It returns data and never prints; it stops early, keeping what
 // it measured, when the context asks it to.
 using SuiteFn = SuiteResult (*)(const Params& params, RunContext& ctx);
+// Checks combinations of parameters that the per-parameter ranges cannot express (e.g. "readers
+// + writers > 0"). Returns "" when they are fine, else a one-line reason (the CLI exits 2).
+using ValidateFn = std::string (*)(const Params& params);
 
 struct SuiteDescriptor {
   SuiteName name;
@@ -57,6 +60,10 @@ struct SuiteDescriptor {
   std::vector<ParamSpec> params;
   Needs needs = Needs::kNone;
   SuiteFn run = nullptr;
+  ValidateFn validate = nullptr;
+  // The suite does a fixed amount of work (rounds, a sweep) instead of running for --duration:
+  // the runner then does not stop it at the duration, only the watchdog and SIGINT do.
+  bool fixed_work = false;
 
   bool has_tag(const std::string& tag) const;
   const ParamSpec* find_param(const std::string& param) const;

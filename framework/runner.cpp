@@ -84,7 +84,9 @@ std::optional<SuiteResult> run_once(const SelectedSuite& sel, const RunOptions& 
   constexpr std::int64_t kGraceNs = 5'000'000'000;
   while (done.wait_for(kPoll) != std::future_status::ready) {
     const std::int64_t now = monotonic_ns();
-    if (interrupt.load() || now > soft_end) state->ctx.request_stop();
+    if (interrupt.load() || (now > soft_end && !sel.suite->fixed_work)) {
+      state->ctx.request_stop();
+    }
     if (state->ctx.stop_requested() && stop_seen_at == 0) stop_seen_at = now;
     if (stop_seen_at != 0 && now - stop_seen_at > kGraceNs) {
       worker.detach();

@@ -1,0 +1,170 @@
+// pi.inversion: a functional gate on the kernel's priority inheritance, per lock.
+//
+// Each round runs the classic scenario on one CPU (framework/rt/inversion_scenario.h): low holds
+// the lock for `critical_us` of CPU time, high blocks on it, medium spins `spin_us`. High's wait
+// is recorded per round. A lock whose PI applies to the scenario must keep every wait under
+// 3 x critical_us (else the suite fails: the kernel's PI futex code is broken); a lock without
+// PI is a control and is expected to show the inversion (wait >= spin_us).
+// Reader/writer locks run twice: high writer vs low reader, and high reader vs low writer.
+// Spinlocks are skipped: high would spin on low's CPU forever.
+#include <algorithm>
+
+#include "framework/registry.h"
+#include "framework/rt/inversion_scenario.h"
+#include "framework/run_context.h"
+#include "locks/lock_selection.h"
+
+namespace {
+
+using rtgate::ParamSpec;
+using rtgate::locks::LockInfo;
+using rtgate::locks::LockKind;
+using rtgate::locks::PiSupport;
+
+struct Mode {
+  const char* name;
+  bool low_reads, high_reads;
+};
+constexpr Mode kExclusive{"exclusive", false, false};
+constexpr Mode kHighWriter{"high_writer_low_reader", true, false};
+constexpr Mode kHighReader{"high_reader_low_writer", false, true};
+
+// Does the lock's PI cover high's wait in this mode? Writer-only PI (rwbase): a reader blocked
+// on a writer boosts it, a writer waiting for readers boosts nobody.
+bool pi_applies(const LockInfo& l, const Mode& m) {
+  if (l.pi == PiSupport::kFull) return true;
+  return l.pi == PiSupport::kWriterOnly && m.high_reads;
+}
+
+rtgate::Case run_case(const LockInfo& info, const Mode& mode, const rtgate::Params& p,
+                      rtgate::RunContext& ctx, bool* failed) {
+  const std::int64_t critical = p.get_int("critical_us") * 1000;
+  const std::int64_t spin = p.get_int("spin_us") * 1000;
+  const bool expect_pi = pi_applies(info, mode);
+  auto lock = info.make();
+  rtgate::rt::InversionSetup s;
+  s.cpu = static_cast<int>(p.get_int("cpu"));
+  s.low_prio = static_cast<int>(p.get_int("low_prio"));
+  s.mid_prio = static_cast<int>(p.get_int("mid_prio"));
+  s.high_prio = static_cast<int>(p.get_int("high_prio"));
+  s.critical_ns = critical;
+  s.spin_ns = spin;
+  s.low_acquire = [&] { mode.low_reads ? lock->lock_shared() : lock->lock(); };
+  s.low_release = [&] { mode.low_reads ? lock->unlock_shared() : lock->unlock(); };
+  s.high_acquire = [&] { mode.high_reads ? lock->lock_shared() : lock->lock(); };
+  s.high_release = [&] { mode.high_reads ? lock->unlock_shared() : lock->unlock(); };
+
+  rtgate::LatencyHistogram waits;
+  std::vector<double> per_round;
+  std::uint64_t inversions = 0, boosted = 0, unblocked = 0;
+  std::string error;
+  rtgate::LiveStats& live = ctx.track(info.name + "/" + mode.name);
+  live.tid.store(0);
+  for (std::int64_t round = 0; round < p.get_int("rounds") && !ctx.stop_requested(); ++round) {
+    const rtgate::rt::InversionResult r = rtgate::rt::run_inversion(s);
+    if (!r.error.empty()) {
+      error = r.error;
+      break;
+    }
+    waits.record(r.high_wait_ns);
+    per_round.push_back(static_cast<double>(r.high_wait_ns));
+    inversions += r.high_wait_ns >= spin ? 1 : 0;
+    boosted += r.low_prio_while_blocked == r.high_prio_reported ? 1 : 0;
+    unblocked += r.high_blocked ? 0 : 1;
+    live.publish(static_cast<std::uint64_t>(round + 1), static_cast<std::int64_t>(waits.max()));
+  }
+  live.done = true;
+
+  rtgate::Case c;
+  c.name = info.name + "/" + mode.name;
+  std::string verdict;
+  if (!error.empty()) {
+    verdict = "error: " + error;
+    *failed = true;
+  } else if (expect_pi) {
+    const bool bounded = waits.count() > 0 && waits.max() < static_cast<std::uint64_t>(3 * critical);
+    verdict = bounded ? "pass: bounded by the critical section" : "FAIL: inversion despite PI";
+    *failed = *failed || !bounded;
+  } else {
+    verdict = inversions == waits.count() && waits.count() > 0
+                  ? "control: inversion shown, as expected without PI"
+                  : "control: inversion NOT shown in every round (unexpected)";
+  }
+  c.labels = {{"lock", info.name},
+              {"mode", mode.name},
+              {"pi", rtgate::locks::to_string(info.pi)},
+              {"expect", expect_pi ? "bounded" : "inversion"},
+              {"verdict", verdict},
+              {"thread_class", "rt"}};
+  c.metrics.push_back(rtgate::Metric::latency("high_wait", std::move(waits), std::move(per_round)));
+  c.metrics.push_back(rtgate::Metric::count("inversions", static_cast<double>(inversions), "rounds"));
+  c.metrics.push_back(rtgate::Metric::count("boosted", static_cast<double>(boosted), "rounds"));
+  c.metrics.push_back(
+      rtgate::Metric::count("high_never_blocked", static_cast<double>(unblocked), "rounds"));
+  return c;
+}
+
+rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
+  rtgate::SuiteResult result;
+  const auto sel = rtgate::locks::select_locks(p.get_string("locks"));
+  bool failed = false;
+  std::string skipped;
+  for (const LockInfo* l : sel.locks) {
+    if (l->kind == LockKind::kSpin) {
+      skipped += (skipped.empty() ? "" : ", ") + l->name;
+      continue;
+    }
+    const std::vector<Mode> modes =
+        l->kind == LockKind::kRw ? std::vector<Mode>{kHighWriter, kHighReader}
+                                 : std::vector<Mode>{kExclusive};
+    for (const Mode& m : modes) {
+      if (ctx.stop_requested()) break;
+      result.cases.push_back(run_case(*l, m, p, ctx, &failed));
+    }
+  }
+  if (failed) {
+    result.status = rtgate::SuiteStatus::kFailed;
+    result.reason = "a PI lock showed priority inversion (see the cases' verdict labels)";
+  }
+  if (!skipped.empty()) {
+    result.reason += std::string(result.reason.empty() ? "" : "; ") + "spinlocks skipped (" +
+                     skipped + "): high would spin on low's CPU forever";
+  }
+  return result;
+}
+
+std::string validate(const rtgate::Params& p) {
+  if (const auto sel = rtgate::locks::select_locks(p.get_string("locks")); !sel.error.empty()) {
+    return sel.error;
+  }
+  const auto low = p.get_int("low_prio"), mid = p.get_int("mid_prio"), high = p.get_int("high_prio");
+  if (!(low < mid && mid < high)) return "priorities must satisfy low_prio < mid_prio < high_prio";
+  if (p.get_int("spin_us") < 2 * p.get_int("critical_us")) {
+    return "spin_us must be at least 2 x critical_us, or inversion and PI cannot be told apart";
+  }
+  return "";
+}
+
+}  // namespace
+
+RTGATE_SUITE({.name = "pi.inversion",
+              .tags = {"pi", "lock", "rt"},
+              .summary = "priority inversion per lock: PI locks must bound high's wait, controls "
+                         "must show inversion",
+              .params = {ParamSpec::string("locks", "all",
+                                           "locks to test: all, or names from `rtgate locks`"),
+                         ParamSpec::integer("rounds", 10, 1, 100000, "", "scenarios per lock"),
+                         ParamSpec::integer("critical_us", 5000, 100, 1'000'000, "us",
+                                            "low's CPU time inside the lock"),
+                         ParamSpec::integer("spin_us", 50000, 200, 5'000'000, "us",
+                                            "medium's busy loop while high waits"),
+                         ParamSpec::integer("cpu", -1, -1, 4095, "",
+                                            "CPU for the three threads (-1: the last one)"),
+                         ParamSpec::integer("low_prio", 10, 1, 96, "", "low's FIFO priority"),
+                         ParamSpec::integer("mid_prio", 20, 2, 97, "", "medium's FIFO priority"),
+                         ParamSpec::integer("high_prio", 30, 3, 97, "",
+                                            "high's FIFO priority (the conductor runs one above)")},
+              .needs = rtgate::Needs::kSchedFifo,
+              .run = &run,
+              .validate = &validate,
+              .fixed_work = true});
