@@ -39,3 +39,25 @@ inline LockSelection select_locks(const std::string& spec) {
 }
 
 }  // namespace rtgate::locks
+
+namespace rtgate::locks {
+
+// Drops spinlocks when FIFO spinners would outnumber CPUs (a FIFO waiter spinning on the CPU of
+// a preempted holder never lets it run), unless the user asked for the collapse as data.
+// Returns the reason for each dropped lock.
+inline std::vector<std::string> drop_unsafe_spinlocks(std::vector<const LockInfo*>& locks,
+                                                      int fifo_spinners, int cpus,
+                                                      bool allow_oversubscribed) {
+  std::vector<std::string> dropped;
+  if (fifo_spinners <= cpus || allow_oversubscribed) return dropped;
+  std::erase_if(locks, [&](const LockInfo* l) {
+    if (l->safe_fifo_oversubscribed) return false;
+    dropped.push_back(l->name + ": " + std::to_string(fifo_spinners) +
+                      " FIFO spinners on " + std::to_string(cpus) +
+                      " CPUs could livelock (-p allow_oversubscribed_spin=true to measure it)");
+    return true;
+  });
+  return dropped;
+}
+
+}  // namespace rtgate::locks

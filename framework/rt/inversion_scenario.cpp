@@ -9,19 +9,13 @@
 #include <memory>
 #include <optional>
 
-#include "framework/measure/clock.h"
+#include "framework/measure/busy.h"
 #include "framework/proc_files.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/rt_thread.h"
 
 namespace rtgate::rt {
 namespace {
-
-std::int64_t thread_cpu_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
-}
 
 // Fields after the ")" that closes comm: state is field 3, priority field 18.
 std::optional<std::string> stat_field(int tid, int field) {
@@ -76,9 +70,7 @@ InversionResult run_inversion(const InversionSetup& s) {
         ThreadSpec{.name = "inv-low", .priority = s.low_prio, .cpus = {cpu}}, [&] {
           s.low_acquire();
           low_holds = true;
-          const std::int64_t start = thread_cpu_ns(), end = monotonic_ns() + limit_ns;
-          while (thread_cpu_ns() - start < s.critical_ns && monotonic_ns() < end) {
-          }
+          burn_cpu_ns(s.critical_ns, limit_ns);
           s.low_release();
         });
     wait_for(low_holds, limit_ns);
@@ -102,9 +94,7 @@ InversionResult run_inversion(const InversionSetup& s) {
     r.high_prio_reported = kernel_priority(high_tid);
     mid = std::make_unique<RtThread>(
         ThreadSpec{.name = "inv-mid", .priority = s.mid_prio, .cpus = {cpu}}, [&] {
-          const std::int64_t stop = monotonic_ns() + s.spin_ns;
-          while (monotonic_ns() < stop) {
-          }
+          spin_for_ns(s.spin_ns);
         });
     high->join();
     low->join();
