@@ -69,8 +69,12 @@ void render_suite(std::string& out, const SuiteResult& s) {
                 notes.c_str());
       } else if (m.kind == MetricKind::kThroughput || m.kind == MetricKind::kDuration) {
         const SampleSummary t = SampleSummary::of(m.samples);
-        out += fmt("  %-*s %-16s hmean %.4g %s  (n=%zu, cv %.1f%%)\n", cw, c.name.c_str(),
-                   m.name.c_str(), t.hmean, m.unit.c_str(), t.n, t.cv);
+        const bool has_latency =
+            std::any_of(c.metrics.begin(), c.metrics.end(),
+                        [](const Metric& x) { return x.histogram.has_value(); });
+        out += fmt("  %-*s %-16s hmean %.4g %s  (n=%zu, cv %.1f%%)  %s\n", cw, c.name.c_str(),
+                   m.name.c_str(), t.hmean, m.unit.c_str(), t.n, t.cv,
+                   has_latency ? "" : count_notes(c).c_str());
       }
     }
   }
@@ -92,7 +96,8 @@ std::string render_console(const RunReport& report) {
   };
   out += fmt("%zu suites: %ld passed, %ld failed, %ld error, %ld skipped%s\n", report.suites.size(),
              count(SuiteStatus::kPassed), count(SuiteStatus::kFailed), count(SuiteStatus::kError),
-             count(SuiteStatus::kSkipped), report.complete ? "" : "  (INCOMPLETE: the run did not finish)");
+             count(SuiteStatus::kSkipped),
+             report.complete ? "" : "  (INCOMPLETE: the run did not finish)");
   return out;
 }
 

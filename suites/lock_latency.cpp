@@ -86,9 +86,9 @@ rtgate::Case measure_lock(const LockInfo& info, const Config& c, std::int64_t sl
   const std::vector<int>& cpus = ctx.cpus();
   std::vector<std::unique_ptr<RtSide>> rt;
   for (int i = 0; i < c.rt; ++i) {
-    rt.push_back(std::make_unique<RtSide>(
-        cfg, static_cast<std::size_t>(slice_ns / 1'000'000'000) + 2,
-        ctx.track(info.name + "/rt" + std::to_string(i))));
+    rt.push_back(std::make_unique<RtSide>(cfg,
+                                          static_cast<std::size_t>(slice_ns / 1'000'000'000) + 2,
+                                          ctx.track(info.name + "/rt" + std::to_string(i))));
   }
   std::vector<std::uint64_t> counts(static_cast<std::size_t>(c.nonrt), 0);
   const std::int64_t start = rtgate::monotonic_ns() + 10'000'000;
@@ -149,8 +149,8 @@ rtgate::Case measure_lock(const LockInfo& info, const Config& c, std::int64_t sl
   std::vector<double> per_thread(counts.begin(), counts.end());
   double total = 0;
   for (double v : per_thread) total += v;
-  out.metrics.push_back(rtgate::Metric::throughput(
-      "nonrt_throughput", "ops/s", total / (static_cast<double>(slice_ns) / 1e9)));
+  out.metrics.push_back(rtgate::Metric::throughput("nonrt_throughput", "ops/s",
+                                                   total / (static_cast<double>(slice_ns) / 1e9)));
   out.metrics.push_back(
       rtgate::Metric::count("nonrt_fairness_cv", rtgate::stats::coeff_var(per_thread), "%"));
   out.metrics.push_back(
@@ -209,27 +209,27 @@ RTGATE_SUITE(
     {.name = "lock.latency",
      .tags = {"lock", "rt"},
      .summary = "RT acquisition latency of each lock while non-RT threads hammer it",
-     .params =
-         {ParamSpec::string("locks", "all",
-                            "locks: all (every lock safe for the configuration) or names"),
-          ParamSpec::integer("rt_threads", 1, 0, 64, "",
-                             "SCHED_FIFO threads taking the lock periodically"),
-          ParamSpec::integer("nonrt_threads", 2, 0, 256, "", "SCHED_OTHER threads hammering it"),
-          ParamSpec::integer("interval_us", 1000, 50, 1'000'000, "us", "RT threads' period"),
-          ParamSpec::integer("priority", 80, 1, 98, "",
-                             "priority of RT thread 0; thread i runs at priority - i"),
-          ParamSpec::integer("rt_hold_ns", 2000, 0, 10'000'000, "ns", "RT critical section"),
-          ParamSpec::integer("nonrt_hold_ns", 20000, 0, 100'000'000, "ns",
-                             "non-RT critical section"),
-          ParamSpec::integer("nonrt_think_ns", 1000, 0, 100'000'000, "ns",
-                             "non-RT pause between operations"),
-          ParamSpec::real("write_ratio", 0.5, 0.0, 1.0, "",
-                          "rw locks: share of non-RT operations that write"),
-          ParamSpec::choice("rt_mode", "read", {"read", "write"},
-                            "rw locks: RT threads read or write"),
-          ParamSpec::boolean("allow_oversubscribed_spin", false,
-                             "run spinlocks even with more FIFO spinners than CPUs (the "
-                             "watchdog bounds the collapse)")},
+     .params = {ParamSpec::string("locks", "all",
+                                  "locks: all (every lock safe for the configuration) or names"),
+                ParamSpec::integer("rt_threads", 1, 0, 64, "",
+                                   "SCHED_FIFO threads taking the lock periodically"),
+                ParamSpec::integer("nonrt_threads", 2, 0, 256, "",
+                                   "SCHED_OTHER threads hammering it"),
+                ParamSpec::integer("interval_us", 1000, 50, 1'000'000, "us", "RT threads' period"),
+                ParamSpec::integer("priority", 80, 1, 98, "",
+                                   "priority of RT thread 0; thread i runs at priority - i"),
+                ParamSpec::integer("rt_hold_ns", 2000, 0, 10'000'000, "ns", "RT critical section"),
+                ParamSpec::integer("nonrt_hold_ns", 20000, 0, 100'000'000, "ns",
+                                   "non-RT critical section"),
+                ParamSpec::integer("nonrt_think_ns", 1000, 0, 100'000'000, "ns",
+                                   "non-RT pause between operations"),
+                ParamSpec::real("write_ratio", 0.5, 0.0, 1.0, "",
+                                "rw locks: share of non-RT operations that write"),
+                ParamSpec::choice("rt_mode", "read", {"read", "write"},
+                                  "rw locks: RT threads read or write"),
+                ParamSpec::boolean("allow_oversubscribed_spin", false,
+                                   "run spinlocks even with more FIFO spinners than CPUs (the "
+                                   "watchdog bounds the collapse)")},
      .needs = rtgate::Needs::kSchedFifo,
      .run = &run,
      .validate = &validate});

@@ -82,7 +82,8 @@ rtgate::Case run_case(const LockInfo& info, const Mode& mode, const rtgate::Para
     verdict = "error: " + error;
     *failed = true;
   } else if (expect_pi) {
-    const bool bounded = waits.count() > 0 && waits.max() < static_cast<std::uint64_t>(3 * critical);
+    const bool bounded =
+        waits.count() > 0 && waits.max() < static_cast<std::uint64_t>(3 * critical);
     verdict = bounded ? "pass: bounded by the critical section" : "FAIL: inversion despite PI";
     *failed = *failed || !bounded;
   } else {
@@ -97,7 +98,8 @@ rtgate::Case run_case(const LockInfo& info, const Mode& mode, const rtgate::Para
               {"verdict", verdict},
               {"thread_class", "rt"}};
   c.metrics.push_back(rtgate::Metric::latency("high_wait", std::move(waits), std::move(per_round)));
-  c.metrics.push_back(rtgate::Metric::count("inversions", static_cast<double>(inversions), "rounds"));
+  c.metrics.push_back(
+      rtgate::Metric::count("inversions", static_cast<double>(inversions), "rounds"));
   c.metrics.push_back(rtgate::Metric::count("boosted", static_cast<double>(boosted), "rounds"));
   c.metrics.push_back(
       rtgate::Metric::count("high_never_blocked", static_cast<double>(unblocked), "rounds"));
@@ -114,9 +116,9 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
       skipped += (skipped.empty() ? "" : ", ") + l->name;
       continue;
     }
-    const std::vector<Mode> modes =
-        l->kind == LockKind::kRw ? std::vector<Mode>{kHighWriter, kHighReader}
-                                 : std::vector<Mode>{kExclusive};
+    const std::vector<Mode> modes = l->kind == LockKind::kRw
+                                        ? std::vector<Mode>{kHighWriter, kHighReader}
+                                        : std::vector<Mode>{kExclusive};
     for (const Mode& m : modes) {
       if (ctx.stop_requested()) break;
       result.cases.push_back(run_case(*l, m, p, ctx, &failed));
@@ -137,7 +139,8 @@ std::string validate(const rtgate::Params& p) {
   if (const auto sel = rtgate::locks::select_locks(p.get_string("locks")); !sel.error.empty()) {
     return sel.error;
   }
-  const auto low = p.get_int("low_prio"), mid = p.get_int("mid_prio"), high = p.get_int("high_prio");
+  const auto low = p.get_int("low_prio"), mid = p.get_int("mid_prio"),
+             high = p.get_int("high_prio");
   if (!(low < mid && mid < high)) return "priorities must satisfy low_prio < mid_prio < high_prio";
   if (p.get_int("spin_us") < 2 * p.get_int("critical_us")) {
     return "spin_us must be at least 2 x critical_us, or inversion and PI cannot be told apart";
