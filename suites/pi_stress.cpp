@@ -1,0 +1,188 @@
+// pi.stress: pi_stress-style, inversions as fast as possible through one PI lock.
+//
+// N groups of three SCHED_FIFO threads, each group on one CPU. Every round:
+//   low  takes the lock, meets the others at barrier A, works `low_work_ns`, unlocks;
+//   high meets at A, then locks (blocking: low holds it) and unlocks;
+//   mid  meets at A, then spins until high is through.
+// With working PI, high's block boosts low above mid, low finishes, and high gets through; the
+// round completes. Without it mid starves low and the group deadlocks. mid's spin is bounded by
+// `deadlock_ms`: past it the group is declared deadlocked ("group N deadlocked"), the suite
+// fails, and mid stops spinning so that the machine and the run recover. Throughput is
+// inversions (completed rounds) per second.
+#include <barrier>
+#include <memory>
+
+#include "framework/measure/busy.h"
+#include "framework/registry.h"
+#include "framework/rt/rt_thread.h"
+#include "framework/run_context.h"
+#include "locks/lock_selection.h"
+
+namespace {
+
+using rtgate::ParamSpec;
+using rtgate::rt::RtThread;
+using rtgate::rt::ThreadSpec;
+
+struct Group {
+  explicit Group(rtgate::LiveStats& live_) : live(live_) {}
+  std::unique_ptr<rtgate::locks::AnyLock> lock;
+  std::barrier<> a{3}, b{3};
+  std::atomic<std::uint64_t> high_done{0};  // the last round high got through
+  std::atomic<bool> quit{false};            // set by mid on deadlock or at the end
+  bool deadlocked = false;                  // written by mid only
+  std::uint64_t rounds = 0;                 // written by high only
+  rtgate::LiveStats& live;
+};
+
+struct Timing {
+  std::int64_t end_ns, low_work_ns, deadlock_ns;
+};
+
+void low_body(Group& g, const Timing& t) {
+  for (std::uint64_t round = 1;; ++round) {
+    g.lock->lock();
+    g.a.arrive_and_wait();
+    if (g.quit.load()) {
+      g.lock->unlock();
+      g.b.arrive_and_wait();
+      return;
+    }
+    rtgate::burn_cpu_ns(t.low_work_ns, t.deadlock_ns);
+    g.lock->unlock();
+    g.b.arrive_and_wait();
+  }
+}
+
+void high_body(Group& g) {
+  g.live.tid.store(gettid());
+  for (std::uint64_t round = 1;; ++round) {
+    g.a.arrive_and_wait();
+    if (g.quit.load()) {
+      g.b.arrive_and_wait();
+      return;
+    }
+    g.lock->lock();
+    g.lock->unlock();
+    g.high_done.store(round);
+    g.rounds = round;
+    g.live.publish(round, 0);
+    g.b.arrive_and_wait();
+  }
+}
+
+// mid decides when the group ends: at the end of the run, on a stop request, or on deadlock.
+void mid_body(Group& g, const Timing& t, const std::atomic<bool>& stop) {
+  for (std::uint64_t round = 1;; ++round) {
+    if (rtgate::monotonic_ns() >= t.end_ns || stop.load(std::memory_order_relaxed) ||
+        g.deadlocked) {
+      g.quit.store(true);
+    }
+    g.a.arrive_and_wait();
+    if (g.quit.load()) {
+      g.b.arrive_and_wait();
+      return;
+    }
+    const std::int64_t give_up = rtgate::monotonic_ns() + t.deadlock_ns;
+    while (g.high_done.load(std::memory_order_acquire) != round) {
+      if (rtgate::monotonic_ns() >= give_up) {
+        g.deadlocked = true;  // stop spinning: low can run, high gets through, the round ends
+        break;
+      }
+    }
+    g.b.arrive_and_wait();
+  }
+}
+
+rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
+  const auto* info = rtgate::locks::LockCatalogue::instance().find(p.get_string("lock"));
+  const std::vector<int>& cpus = ctx.cpus();
+  const auto n = static_cast<std::size_t>(
+      p.get_int("groups") > 0 ? p.get_int("groups") : static_cast<std::int64_t>(cpus.size()));
+  const int low = static_cast<int>(p.get_int("low_prio"));
+  const Timing t{.end_ns = rtgate::monotonic_ns() + ctx.duration_ns(),
+                 .low_work_ns = p.get_int("low_work_us") * 1000,
+                 .deadlock_ns = p.get_int("deadlock_ms") * 1'000'000};
+  std::vector<std::unique_ptr<Group>> groups;
+  for (std::size_t i = 0; i < n; ++i) {
+    groups.push_back(std::make_unique<Group>(ctx.track("group" + std::to_string(i))));
+    groups.back()->lock = info->make();
+  }
+  const std::int64_t t0 = rtgate::monotonic_ns();
+  {
+    std::vector<std::unique_ptr<RtThread>> threads;
+    try {
+      for (std::size_t i = 0; i < n; ++i) {
+        Group* g = groups[i].get();
+        const std::vector<int> on = {cpus[i % cpus.size()]};
+        const std::string id = std::to_string(i);
+        threads.push_back(std::make_unique<RtThread>(
+            ThreadSpec{.name = "pis-low" + id, .priority = low, .cpus = on},
+            [g, &t] { low_body(*g, t); }));
+        threads.push_back(std::make_unique<RtThread>(
+            ThreadSpec{.name = "pis-mid" + id, .priority = low + 1, .cpus = on},
+            [g, &t, &ctx] { mid_body(*g, t, ctx.stop_flag()); }));
+        threads.push_back(std::make_unique<RtThread>(
+            ThreadSpec{.name = "pis-high" + id, .priority = low + 2, .cpus = on},
+            [g] { high_body(*g); }));
+      }
+    } catch (...) {
+      ctx.request_stop();
+      // A group whose three threads did not all start would wait at its barrier forever.
+      for (auto& g : groups) g->quit.store(true);
+      throw;
+    }
+  }  // joins
+  const double seconds = static_cast<double>(rtgate::monotonic_ns() - t0) / 1e9;
+
+  rtgate::SuiteResult result;
+  std::string deadlocked;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Group& g = *groups[i];
+    rtgate::Case c;
+    c.name = "group" + std::to_string(i);
+    c.labels = {{"lock", info->name},
+                {"cpu", std::to_string(cpus[i % cpus.size()])},
+                {"thread_class", "rt"}};
+    c.metrics.push_back(rtgate::Metric::throughput("inversions", "inversions/s",
+                                                   static_cast<double>(g.rounds) / seconds));
+    c.metrics.push_back(rtgate::Metric::count("deadlocks", g.deadlocked ? 1 : 0, "groups"));
+    if (g.deadlocked)
+      deadlocked += (deadlocked.empty() ? "group " : ", group ") + std::to_string(i);
+    result.cases.push_back(std::move(c));
+  }
+  if (!deadlocked.empty()) {
+    result.status = rtgate::SuiteStatus::kFailed;
+    result.reason = deadlocked + " deadlocked: mid starved low for " +
+                    std::to_string(p.get_int("deadlock_ms")) + " ms (no priority inheritance?)";
+  }
+  return result;
+}
+
+std::string validate(const rtgate::Params& p) {
+  const auto* info = rtgate::locks::LockCatalogue::instance().find(p.get_string("lock"));
+  if (info == nullptr) return rtgate::locks::select_locks(p.get_string("lock")).error;
+  if (info->kind == rtgate::locks::LockKind::kSpin) {
+    return "lock '" + info->name + "' spins: high would spin on low's CPU forever";
+  }
+  return "";
+}
+
+}  // namespace
+
+RTGATE_SUITE(
+    {.name = "pi.stress",
+     .tags = {"pi", "rt", "stress"},
+     .summary = "pi_stress-style: groups of 3 FIFO threads drive inversions through a PI lock",
+     .params = {ParamSpec::string("lock", "pi_mutex",
+                                  "the lock (a non-PI lock shows the deadlock detection)"),
+                ParamSpec::integer("groups", 0, 0, 256, "", "groups of three (0: one per CPU)"),
+                ParamSpec::integer("low_prio", 10, 1, 94, "",
+                                   "low's FIFO priority; mid and high run 1 and 2 above"),
+                ParamSpec::integer("low_work_us", 20, 0, 100'000, "us",
+                                   "low's CPU time inside the lock per round"),
+                ParamSpec::integer("deadlock_ms", 1000, 10, 60'000, "ms",
+                                   "a group whose round takes longer is deadlocked")},
+     .needs = rtgate::Needs::kSchedFifo,
+     .run = &run,
+     .validate = &validate});
