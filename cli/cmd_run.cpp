@@ -7,6 +7,8 @@
 #include "exporters/json_exporter.h"
 #include "framework/atomic_file.h"
 #include "framework/bind_params.h"
+#include "framework/load/load.h"
+#include "framework/load/load_registry.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/selection.h"
 #include "framework/signals.h"
@@ -23,6 +25,7 @@ struct RunArgs {
   std::string output;
   double watchdog_s = 10;
   bool no_progress = false;
+  std::string load;
 };
 
 // Everything that can be refused is refused here, before any suite runs.
@@ -56,6 +59,10 @@ int prepare(const RunArgs& a, std::vector<SelectedSuite>* selection, RunOptions*
     }
     opt->cpus = *cpus;
   }
+  if (std::string why_load; !load::parse_load_spec(a.load, &why_load)) {
+    return print_error("--load: " + why_load), kExitUsage;
+  }
+  opt->load = a.load;
   if (!a.output.empty()) {
     if (std::string w = check_writable(a.output); !w.empty()) {
       return print_error("-o: " + w), kExitUsage;
@@ -127,6 +134,10 @@ void add_run(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0.5, 3600.0))
       ->capture_default_str();
   cmd->add_flag("--no-progress", a->no_progress, "no live progress line even on a TTY");
+  std::string kinds;
+  for (const auto& k : load::load_kinds()) kinds += "\n  " + k.usage + "  " + k.help;
+  cmd->add_option("--load", a->load,
+                  "load beside every suite run, e.g. cpu:2,fault:1,msg:1,io:1; kinds:" + kinds);
   cmd->callback([a, &exit_code] { exit_code = run_command(*a); });
 }
 

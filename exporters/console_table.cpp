@@ -78,6 +78,11 @@ void render_suite(std::string& out, const SuiteResult& s) {
       }
     }
   }
+  for (const load::LoadReport& l : s.loads) {
+    out += fmt("  load %-12s %.4g %s/s (%d x, %.1f s)%s%s\n", l.spec.c_str(), l.ops_per_s,
+               l.unit.c_str(), l.instances, l.seconds, l.note.empty() ? "" : " - ",
+               l.note.c_str());
+  }
   for (const std::string& why : s.contaminated_reasons) out += "  contaminated: " + why + "\n";
 }
 

@@ -117,6 +117,17 @@ ojson suite_json(const SuiteResult& s) {
   j["contaminated_reasons"] = s.contaminated_reasons;
   j["cases"] = ojson::array();
   for (const Case& c : s.cases) j["cases"].push_back(case_json(c));
+  j["load"] = ojson::array();
+  for (const load::LoadReport& l : s.loads) {
+    j["load"].push_back({{"kind", l.kind},
+                         {"spec", l.spec},
+                         {"instances", l.instances},
+                         {"seconds", l.seconds},
+                         {"ops", l.ops},
+                         {"unit", l.unit},
+                         {"ops_per_s", l.ops_per_s},
+                         {"note", l.note}});
+  }
   return j;
 }
 

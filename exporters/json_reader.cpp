@@ -157,6 +157,18 @@ SuiteResult suite_from(const json& j, const std::string& where) {
   s.hygiene = hygiene_from(j.value("hygiene", json::object()));
   s.contaminated = get_or<bool>(j, "contaminated", false);
   s.contaminated_reasons = get_or<std::vector<std::string>>(j, "contaminated_reasons", {});
+  if (const auto it = j.find("load"); it != j.end() && it->is_array()) {
+    for (const json& l : *it) {
+      s.loads.push_back({.kind = get_or<std::string>(l, "kind", ""),
+                         .spec = get_or<std::string>(l, "spec", ""),
+                         .instances = get_or<int>(l, "instances", 0),
+                         .seconds = get_or<double>(l, "seconds", 0),
+                         .ops = get_or<std::uint64_t>(l, "ops", 0),
+                         .unit = get_or<std::string>(l, "unit", ""),
+                         .ops_per_s = get_or<double>(l, "ops_per_s", 0),
+                         .note = get_or<std::string>(l, "note", "")});
+    }
+  }
   const json& cases = array_field(j, "cases", where);
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const std::string cw = where + ".cases[" + std::to_string(i) + "]";

@@ -59,6 +59,15 @@ struct RunState {
 std::optional<SuiteResult> run_once(const SelectedSuite& sel, const RunOptions& opt, int index,
                                     const std::vector<int>& cpus,
                                     const std::atomic<bool>& interrupt, std::string* watchdog_why) {
+  // The load runs beside this run only: fresh generators each run, stopped when it ends.
+  std::string why;
+  std::optional<load::LoadSet> loads = load::parse_load_spec(opt.load, &why);
+  if (!loads) return SuiteResult{.status = SuiteStatus::kError, .reason = "--load: " + why};
+  try {
+    loads->start();
+  } catch (const load::LoadError& e) {
+    return SuiteResult{.status = SuiteStatus::kError, .reason = std::string("--load: ") + e.what()};
+  }
   auto state = std::make_shared<RunState>(opt.duration_s, cpus, index, opt.runs);
   std::future<SuiteResult> done = state->result.get_future();
   std::thread worker([state, &sel] {
@@ -89,6 +98,7 @@ std::optional<SuiteResult> run_once(const SelectedSuite& sel, const RunOptions& 
     }
     if (state->ctx.stop_requested() && stop_seen_at == 0) stop_seen_at = now;
     if (stop_seen_at != 0 && now - stop_seen_at > kGraceNs) {
+      loads->stop();
       worker.detach();
       *watchdog_why = watchdog.fired() ? watchdog.reason() : "";
       return std::nullopt;
@@ -96,7 +106,9 @@ std::optional<SuiteResult> run_once(const SelectedSuite& sel, const RunOptions& 
     progress.tick();
   }
   worker.join();
+  loads->stop();
   SuiteResult r = done.get();
+  r.loads = loads->reports();
   if (watchdog.fired()) {
     r.status = SuiteStatus::kError;
     r.reason = watchdog.reason();

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "framework/params.h"
@@ -24,6 +25,7 @@ struct RunOptions {
   bool require_rt = false;  // a suite that needs RT and cannot have it ends the run (exit 4)
   double watchdog_s = 10;   // a measuring thread silent this long ends its suite with "error"
   bool progress = false;    // live progress line on stdout (the CLI enables it on a TTY)
+  std::string load;         // --load spec, run beside every suite run ("" = none)
 };
 
 struct RunOutcome {

@@ -5,20 +5,6 @@
 #include <cstdio>
 #include <cstdlib>
 
-// framework/ is a static library, and a linker keeps an archive member only when something
-// references it; a self-registering kind's file is referenced by nothing, so its registration
-// would be silently dropped from every binary. Each RTGATE_LOAD_KIND defines an anchor and this
-// list references them. The clean fix is an OBJECT library for framework/load/ (as suites/ has);
-// until then a new kind adds one line here, and a forgotten line is a link error.
-#define RTGATE_LOAD_KIND_ANCHORS(X) X(cpu) X(fault) X(io) X(msg) X(rt) X(stress)
-#define RTGATE_DECLARE_ANCHOR(id) extern int rtgate_load_kind_anchor_##id;
-#define RTGATE_ANCHOR_ADDRESS(id) &rtgate_load_kind_anchor_##id,
-RTGATE_LOAD_KIND_ANCHORS(RTGATE_DECLARE_ANCHOR)
-// The addresses are relocations the linker must resolve; `used` keeps the optimiser from
-// dropping the otherwise unreferenced table that holds them.
-[[gnu::used]] static int* const rtgate_load_kind_anchors[] = {
-    RTGATE_LOAD_KIND_ANCHORS(RTGATE_ANCHOR_ADDRESS)};
-
 namespace rtgate::load {
 namespace {
 

@@ -2,8 +2,8 @@
 //
 //   RTGATE_LOAD_KIND(cpu, {.name = "cpu", .usage = "cpu[:N]", .help = "...", .make = &make});
 //
-// The first macro argument names the kind's link anchor (see load_registry.cpp for why one is
-// needed while framework/ is a static library).
+// The kind files (framework/load/*_load.cpp) are built as an OBJECT library, rtgate_load_kinds,
+// so that the linker keeps their registrations although nothing references them.
 #pragma once
 
 #include <functional>
@@ -50,7 +50,6 @@ bool check_arg_count(const std::vector<std::string>& args, std::size_t max, std:
 }  // namespace rtgate::load
 
 #define RTGATE_LOAD_KIND(id, ...)                                          \
-  int rtgate_load_kind_anchor_##id = 0;                                    \
   namespace {                                                              \
   const ::rtgate::load::LoadKindRegistrar rtgate_load_kind_registrar_##id{ \
       ::rtgate::load::LoadKind __VA_ARGS__};                               \

@@ -152,6 +152,7 @@ Case* SuiteResult::find(const std::string& case_name) {
 }
 
 void SuiteResult::merge_run(const SuiteResult& run) {
+  loads.insert(loads.end(), run.loads.begin(), run.loads.end());
   for (const Case& rc : run.cases) {
     Case* mine = find(rc.name);
     if (mine == nullptr) {

@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "framework/load/load.h"
 #include "framework/measure/latency_histogram.h"
 #include "framework/report/environment.h"
 #include "framework/report/hygiene.h"
@@ -91,6 +92,7 @@ struct SuiteResult {
   bool contaminated = false;
   std::vector<std::string> contaminated_reasons;
   std::vector<Case> cases;
+  std::vector<load::LoadReport> loads;  // the --load that ran beside it, one entry per item and run
 
   Case* find(const std::string& case_name);
   // Folds the cases of another run into this one (metrics merged by name).

@@ -1,0 +1,54 @@
+#include "framework/measure/rt_probe.h"
+
+#include "framework/measure/clock.h"
+
+namespace rtgate {
+namespace {
+
+int pick_cpu(int wanted, const std::vector<int>& cpus) {
+  return wanted >= 0 || cpus.empty() ? wanted : cpus.back();
+}
+
+}  // namespace
+
+RtProbe::RtProbe(const RtProbeSpec& spec, RunContext& ctx)
+    : spec_(spec),
+      cpu_(pick_cpu(spec.cpu, ctx.cpus())),
+      live_(ctx.track("probe")),
+      rec_(spec.interval_ns, 1'000'000'000,
+           static_cast<std::size_t>(spec.max_duration_ns / 1'000'000'000) + 2, live_) {}
+
+RtProbe::~RtProbe() { stop(); }
+
+void RtProbe::start() {
+  const std::int64_t first = monotonic_ns() + spec_.interval_ns;
+  rec_.start(first - spec_.interval_ns);
+  thread_ = std::make_unique<rt::RtThread>(
+      rt::ThreadSpec{.name = "rtgate-probe",
+                     .priority = spec_.priority,
+                     .cpus = cpu_ >= 0 ? std::vector<int>{cpu_} : std::vector<int>{}},
+      [this, first] {
+        live_.tid.store(gettid());
+        std::int64_t next = first;
+        while (!stop_.load(std::memory_order_relaxed)) {
+          sleep_until_ns(next);
+          next = rec_.on_wakeup(next, monotonic_ns());
+        }
+        live_.done.store(true);
+      });
+}
+
+void RtProbe::stop() {
+  stop_.store(true);
+  if (thread_) thread_->join();
+}
+
+void RtProbe::add_metrics(Case& c) {
+  c.labels["probe_cpu"] = std::to_string(cpu_);
+  c.metrics.push_back(Metric::latency("probe_wakeup_latency", std::move(rec_.histogram()),
+                                      std::move(rec_.block_maxima())));
+  c.metrics.push_back(
+      Metric::count("probe_missed_periods", static_cast<double>(rec_.missed_periods()), "periods"));
+}
+
+}  // namespace rtgate
