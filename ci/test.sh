@@ -8,7 +8,7 @@ ci/setup.sh
 export RTGATE_BUILD_DIR=${RTGATE_BUILD_DIR:-build}
 rm -rf "$RTGATE_BUILD_DIR"
 ci/build.sh
-(cd "$RTGATE_BUILD_DIR" && ctest --output-on-failure --timeout 600 -j 1)
+(cd "$RTGATE_BUILD_DIR" && ctest --output-on-failure --timeout 600 -j 1 --no-tests=error)
 
 # ThreadSanitizer: the lock correctness tests only (the PI-timing tests measure the kernel, not
 # data races, and TSAN's slowdown would only blur them).
@@ -18,4 +18,4 @@ cmake -S . -B "$TSAN_DIR" -DRTGATE_TSAN=ON -DRTGATE_BUILD_BENCH=OFF >/dev/null
 cmake --build "$TSAN_DIR" --target rtgate_lock_tests -j "$(nproc)"
 cd "$TSAN_DIR"
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-  ctest --output-on-failure --timeout 900 -j 1 -L tsan -E PiInversion
+  ctest --output-on-failure --timeout 900 -j 1 --no-tests=error -L tsan -E PiInversion
