@@ -1,0 +1,30 @@
+#include "framework/workload/workload_metrics.h"
+
+namespace rtgate::workload {
+
+Metric duration_metric(std::string name, std::string unit, std::vector<double> samples) {
+  Metric m;
+  m.name = std::move(name);
+  m.kind = MetricKind::kDuration;
+  m.unit = std::move(unit);
+  m.better = Better::kLower;
+  m.samples = std::move(samples);
+  return m;
+}
+
+Metric with_samples(Metric m, std::vector<double> samples) {
+  m.samples = std::move(samples);
+  return m;
+}
+
+void add_cpu_metrics(Case& c, const std::vector<CpuUsage>& used) {
+  std::vector<double> usr, sys;
+  for (const CpuUsage& u : used) {
+    usr.push_back(u.usr_s);
+    sys.push_back(u.sys_s);
+  }
+  c.metrics.push_back(duration_metric("cpu_usr_s", "s", std::move(usr)));
+  c.metrics.push_back(duration_metric("cpu_sys_s", "s", std::move(sys)));
+}
+
+}  // namespace rtgate::workload

@@ -1,0 +1,22 @@
+// Metrics every workload suite reports beside its throughput.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "framework/measure/cpu_usage.h"
+#include "framework/report/report.h"
+
+namespace rtgate::workload {
+
+// A duration metric (kind "duration", better lower), e.g. a fixed-work run time in us. One
+// sample per repetition when a run repeats its unit of work.
+Metric duration_metric(std::string name, std::string unit, std::vector<double> samples);
+
+// `m` with its samples replaced: for a run that measured its unit of work several times.
+Metric with_samples(Metric m, std::vector<double> samples);
+
+// "cpu_usr_s" and "cpu_sys_s": user and system CPU time in seconds, one sample per element.
+void add_cpu_metrics(Case& c, const std::vector<CpuUsage>& used);
+
+}  // namespace rtgate::workload
