@@ -193,6 +193,8 @@ RunOutcome run_suites(const std::vector<SelectedSuite>& selection, const RunOpti
       if (severity(r->status) > severity(res.status)) {
         res.status = r->status;
         res.reason = r->reason;
+      } else if (res.reason.empty()) {
+        res.reason = r->reason;  // e.g. a passed run that skipped some cases says which and why
       }
       res.merge_run(*r);
       ++res.runs;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <linux/futex.h>
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -63,10 +64,26 @@ inline long futex_unlock_pi(std::atomic<std::uint32_t>& word) noexcept {
   return futex_call(word, FUTEX_UNLOCK_PI_PRIVATE, 0);
 }
 
-// The caller's kernel thread id, cached per thread (the PI futex word holds it).
+namespace detail {
+// Bumped in the child after fork(): the child's thread has a new TID, and a cached one is stale.
+inline std::atomic<unsigned> fork_generation{0};
+inline const int fork_handler_installed =
+    pthread_atfork(nullptr, nullptr, [] { fork_generation.fetch_add(1); });
+}  // namespace detail
+
+// The caller's kernel thread id, cached per thread (the PI futex word holds it), and refreshed
+// in a child after fork().
 inline std::uint32_t current_tid() noexcept {
-  thread_local const auto tid = static_cast<std::uint32_t>(gettid());
-  return tid;
+  struct Cached {
+    unsigned generation = ~0u;
+    std::uint32_t tid = 0;
+  };
+  thread_local Cached cached;
+  const unsigned gen = detail::fork_generation.load(std::memory_order_relaxed);
+  if (cached.generation != gen) {
+    cached = {gen, static_cast<std::uint32_t>(gettid())};
+  }
+  return cached.tid;
 }
 
 }  // namespace rtgate::locks

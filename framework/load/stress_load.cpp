@@ -141,6 +141,10 @@ class StressLoad final : public Load {
     words.insert(words.end(), args_.begin(), args_.end());
     for (const char* w : {"--metrics-brief", "--yaml"}) words.emplace_back(w);
     words.push_back(dir_ + "/metrics.yaml");
+    // stress-ng refuses to start when its temp path (default: the current directory) is not
+    // writable, as for an unprivileged user in /: give it our own temp dir.
+    words.emplace_back("--temp-path");
+    words.push_back(dir_);
     std::vector<char*> argv;
     for (std::string& w : words) argv.push_back(w.data());
     argv.push_back(nullptr);

@@ -6,7 +6,11 @@
 
 #include "framework/rt/inversion_scenario.h"
 #include "framework/rt/rt_checks.h"
+#include "locks/futex_mutex.h"
+#include "locks/pi_mutex.h"
+#include "locks/pi_rw_sem.h"
 #include "locks/pthread_locks.h"
+#include "locks/rw_sem.h"
 
 namespace rtgate::locks::test {
 namespace {
@@ -50,7 +54,7 @@ rt::InversionResult invert(L& lock, Mode mode) {
   return rt::run_inversion(s);
 }
 
-#define SKIP_WITHOUT_FIFO()                                            \
+#define SKIP_WITHOUT_FIFO()                                           \
   if (const std::string why = rt::probe_sched_fifo(); !why.empty()) { \
     GTEST_SKIP() << why;                                              \
   }
@@ -64,7 +68,8 @@ void expect_pi(Mode mode) {
   const rt::InversionResult r = invert(lock, mode);
   if (!r.error.empty()) GTEST_SKIP() << r.error;
   ASSERT_TRUE(r.high_blocked) << "high never slept on the lock";
-  EXPECT_LT(r.high_wait_ns, 3 * kCriticalNs) << "high waited " << static_cast<double>(r.high_wait_ns) / 1e6 << " ms";
+  EXPECT_LT(r.high_wait_ns, 3 * kCriticalNs)
+      << "high waited " << static_cast<double>(r.high_wait_ns) / 1e6 << " ms";
   EXPECT_EQ(r.low_prio_while_blocked, r.high_prio_reported) << "low was not boosted";
   std::printf("  PI: high waited %.2f ms; low's kernel priority %d (high's %d)\n",
               static_cast<double>(r.high_wait_ns) / 1e6, r.low_prio_while_blocked,
@@ -78,11 +83,44 @@ void expect_inversion(Mode mode) {
   const rt::InversionResult r = invert(lock, mode);
   if (!r.error.empty()) GTEST_SKIP() << r.error;
   ASSERT_TRUE(r.high_blocked);
-  EXPECT_GE(r.high_wait_ns, kSpinNs) << "high waited " << static_cast<double>(r.high_wait_ns) / 1e6 << " ms";
+  EXPECT_GE(r.high_wait_ns, kSpinNs)
+      << "high waited " << static_cast<double>(r.high_wait_ns) / 1e6 << " ms";
   EXPECT_NE(r.low_prio_while_blocked, r.high_prio_reported) << "a non-PI lock boosted low?";
   std::printf("  no PI: high waited %.2f ms; low's kernel priority %d (high's %d)\n",
               static_cast<double>(r.high_wait_ns) / 1e6, r.low_prio_while_blocked,
               r.high_prio_reported);
+}
+
+TEST(PiInversion, PiMutexBoostsTheOwner) {
+  SKIP_WITHOUT_FIFO();
+  expect_pi<PiMutex>(Mode::kExclusive);
+}
+
+TEST(PiInversion, PiRwSemHighWriterBoostsTheReader) {
+  SKIP_WITHOUT_FIFO();
+  expect_pi<PiRwSem>(Mode::kLowReadsHighWrites);
+}
+
+TEST(PiInversion, PiRwSemHighReaderBoostsTheWriter) {
+  SKIP_WITHOUT_FIFO();
+  expect_pi<PiRwSem>(Mode::kLowWritesHighReads);
+}
+
+// rwbase semantics: a reader blocked on a writer boosts it...
+TEST(PiInversion, RwSemHighReaderBoostsTheWriter) {
+  SKIP_WITHOUT_FIFO();
+  expect_pi<RwSem>(Mode::kLowWritesHighReads);
+}
+
+// ...but a writer waiting for readers boosts nobody.
+TEST(PiInversion, RwSemHighWriterWaitingForAReaderShowsInversion) {
+  SKIP_WITHOUT_FIFO();
+  expect_inversion<RwSem>(Mode::kLowReadsHighWrites);
+}
+
+TEST(PiInversion, FutexMutexShowsInversion) {
+  SKIP_WITHOUT_FIFO();
+  expect_inversion<FutexMutex>(Mode::kExclusive);
 }
 
 TEST(PiInversion, PthreadMutexPiBoostsTheOwner) {

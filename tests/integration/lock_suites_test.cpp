@@ -1,0 +1,174 @@
+// The lock suites end to end: pi.inversion's verdicts, pi.stress's deadlock detection,
+// lock.latency and lock.throughput producing data, and their parameter validation.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "framework/rt/rt_checks.h"
+#include "tests/integration/process.h"
+
+namespace rtgate::test {
+namespace {
+
+#define SKIP_WITHOUT_FIFO()                                           \
+  if (const std::string why = rt::probe_sched_fifo(); !why.empty()) { \
+    GTEST_SKIP() << why;                                              \
+  }
+
+nlohmann::json run_json(const std::vector<std::string>& args, int expect_exit) {
+  TempDir dir;
+  std::vector<std::string> full = args;
+  full.insert(full.end(), {"--no-progress", "-o", dir.file("r.json")});
+  const auto r = run_rtgate(full, {.timeout_s = 300});
+  EXPECT_EQ(r.exit_code, expect_exit) << r.out << r.err;
+  std::ifstream in(dir.file("r.json"));
+  return nlohmann::json::parse(in);
+}
+
+const nlohmann::json& metric(const nlohmann::json& c, const std::string& name) {
+  for (const auto& m : c["metrics"]) {
+    if (m["name"] == name) return m;
+  }
+  static const nlohmann::json none;
+  ADD_FAILURE() << "no metric " << name << " in " << c["name"];
+  return none;
+}
+
+TEST(LockSuites, PiInversionPassesPiLocksAndShowsInversionForControls) {
+  SKIP_WITHOUT_FIFO();
+  const auto doc =
+      run_json({"run", "pi.inversion", "-p", "rounds=3", "-p",
+                "locks=pi_mutex,pi_rw_sem,pthread_mutex_pi,futex_mutex,pthread_rwlock"},
+               0);
+  const auto& suite = doc["suites"][0];
+  EXPECT_EQ(suite["status"], "passed") << suite["reason"];
+  int bounded = 0, controls = 0;
+  for (const auto& c : suite["cases"]) {
+    const std::string verdict = c["labels"]["verdict"];
+    const auto max = metric(c, "high_wait")["summary"]["max"].get<std::uint64_t>();
+    if (c["labels"]["expect"] == "bounded") {
+      ++bounded;
+      EXPECT_EQ(verdict.rfind("pass", 0), 0u) << c["name"] << ": " << verdict;
+      EXPECT_LT(max, 15'000'000u) << c["name"];  // 3 x the 5 ms critical section
+    } else {
+      ++controls;
+      EXPECT_NE(verdict.find("as expected"), std::string::npos) << c["name"] << ": " << verdict;
+      EXPECT_GE(max, 50'000'000u) << c["name"];  // medium's whole 50 ms spin
+    }
+  }
+  // pi_mutex, pthread_mutex_pi, pi_rw_sem x 2 modes are PI; futex_mutex, pthread_rwlock x 2 not.
+  EXPECT_EQ(bounded, 4);
+  EXPECT_EQ(controls, 3);
+}
+
+TEST(LockSuites, PiStressRunsWithPiAndDetectsDeadlockWithout) {
+  SKIP_WITHOUT_FIFO();
+  auto doc = run_json({"run", "pi.stress", "--duration", "2"}, 0);
+  for (const auto& c : doc["suites"][0]["cases"]) {
+    // Tens of thousands of inversions per second here; 100/s would mean a broken lock.
+    EXPECT_GT(metric(c, "inversions")["samples"][0].get<double>(), 100.0);
+  }
+  doc = run_json(
+      {"run", "pi.stress", "--duration", "2", "-p", "lock=futex_mutex", "-p", "deadlock_ms=100"},
+      1);
+  EXPECT_EQ(doc["suites"][0]["status"], "failed");
+  EXPECT_NE(doc["suites"][0]["reason"].get<std::string>().find("deadlocked"), std::string::npos);
+}
+
+TEST(LockSuites, LockLatencyReportsEveryMetricPerLock) {
+  SKIP_WITHOUT_FIFO();
+  const auto doc = run_json({"run", "lock.latency", "--duration", "2", "-p",
+                             "locks=pi_rw_sem,pthread_mutex", "--load", "cpu:1"},
+                            0);
+  const auto& suite = doc["suites"][0];
+  ASSERT_EQ(suite["cases"].size(), 2u);
+  for (const auto& c : suite["cases"]) {
+    // 1 s per lock at 1 ms: 1000 periods, each either measured or skipped because the RT thread
+    // was still blocked on the lock (a non-PI lock under load skips many). The schedule is
+    // deterministic, so the two add up to the period count exactly (+1 for the inclusive end).
+    const auto acquired = metric(c, "acquire_latency")["summary"]["count"].get<std::uint64_t>();
+    const auto skipped =
+        static_cast<std::uint64_t>(metric(c, "skipped_periods")["samples"][0].get<double>());
+    EXPECT_GE(acquired + skipped, 999u) << c["name"];
+    EXPECT_LE(acquired + skipped, 1001u) << c["name"];
+    EXPECT_GT(acquired, 10u) << c["name"];
+    EXPECT_EQ(metric(c, "wakeup_latency")["summary"]["count"].get<std::uint64_t>(), acquired);
+    EXPECT_GT(metric(c, "nonrt_throughput")["samples"][0].get<double>(), 0.0);
+  }
+  ASSERT_EQ(suite["load"].size(), 1u);
+  EXPECT_EQ(suite["load"][0]["kind"], "cpu");
+  EXPECT_GT(suite["load"][0]["ops_per_s"].get<double>(), 0.0);
+}
+
+TEST(LockSuites, LockThroughputSweepsThreadCounts) {
+  const auto doc = run_json({"run", "lock.throughput", "--duration", "1", "-p",
+                             "locks=ticket,pi_mutex", "-p", "threads=1,2"},
+                            0);
+  const auto& cases = doc["suites"][0]["cases"];
+  ASSERT_EQ(cases.size(), 4u);
+  for (const auto& c : cases) {
+    EXPECT_GT(metric(c, "throughput")["samples"][0].get<double>(), 0.0) << c["name"];
+    EXPECT_EQ(metric(c, "throughput")["unit"], "Mops/s");
+  }
+}
+
+TEST(LockSuites, SpinlocksAreRefusedWhenFifoSpinnersOutnumberCpus) {
+  SKIP_WITHOUT_FIFO();
+  const std::string many = std::to_string(2 * sysconf(_SC_NPROCESSORS_ONLN));
+  const auto doc =
+      run_json({"run", "lock.latency", "--duration", "1", "-p", "locks=ticket,pi_mutex", "-p",
+                "rt_threads=" + many, "-p", "nonrt_threads=0"},
+               0);
+  const auto& suite = doc["suites"][0];
+  ASSERT_EQ(suite["cases"].size(), 1u);
+  EXPECT_EQ(suite["cases"][0]["name"], "pi_mutex");
+  EXPECT_NE(suite["reason"].get<std::string>().find("ticket: "), std::string::npos);
+  EXPECT_NE(suite["reason"].get<std::string>().find("allow_oversubscribed_spin"),
+            std::string::npos);
+}
+
+TEST(LockSuites, BadCombinationsExit2WithAClearMessage) {
+  struct Case {
+    std::vector<std::string> args;
+    const char* expect;
+  };
+  for (const Case& c :
+       std::vector<Case>{{{"-p", "rt_threads=0", "-p", "nonrt_threads=0"}, "at least 1"},
+                         {{"-p", "locks=pi_mutex,nope"}, "unknown lock 'nope'"},
+                         {{"-p", "rt_threads=64", "-p", "priority=10"}, "below 1"}}) {
+    std::vector<std::string> args = {"run", "lock.latency"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    const auto r = run_rtgate(args);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find(c.expect), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
+  }
+  EXPECT_EQ(run_rtgate({"run", "lock.latency", "--load", "cpu:0"}).exit_code, 2);
+  EXPECT_EQ(run_rtgate({"run", "pi.stress", "-p", "lock=ticket"}).exit_code, 2);
+}
+
+TEST(LockSuites, DescribeDocumentsEveryLockLatencyParameter) {
+  const auto r = run_rtgate({"describe", "lock.latency", "--json"});
+  ASSERT_EQ(r.exit_code, 0);
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_GE(doc["params"].size(), 10u);
+  for (const auto& p : doc["params"]) EXPECT_FALSE(p["help"].get<std::string>().empty());
+}
+
+TEST(LockSuites, LocksCommandListsTheCatalogue) {
+  const auto r = run_rtgate({"locks", "--json"});
+  ASSERT_EQ(r.exit_code, 0);
+  const auto doc = nlohmann::json::parse(r.out);
+  std::vector<std::string> names;
+  for (const auto& l : doc) names.push_back(l["name"]);
+  for (const char* want : {"tas", "ttas", "ticket", "mcs", "qspinlock", "futex_mutex", "pi_mutex",
+                           "rw_sem", "pi_rw_sem", "pthread_mutex", "pthread_rwlock"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), want), names.end()) << want;
+  }
+}
+
+}  // namespace
+}  // namespace rtgate::test
