@@ -1,0 +1,35 @@
+// The verdict for a latency metric: merged histograms (ns) and per-block maxima (`samples`).
+//
+// Four lines of evidence, each recorded as Evidence:
+//  1. budget: the policy's absolute budget is a hard limit on the current exact max; over it is
+//     regressed whatever else holds.
+//  2. quantile_ci: for each gated quantile q, distribution-free order-statistic CIs on both
+//     histograms (bucket edges taken conservatively). Regressed when current's lower bound is
+//     above baseline's upper bound and the quantile grew by more than latency_noise_floor_pct;
+//     improved symmetrically.
+//  3. exceedance_rate: samples above the baseline's value at the highest gated quantile, current
+//     against baseline, by the exact conditional binomial test (stats::rate_test); counts are
+//     taken at the conservative end for each direction. Fires when significant and the rate
+//     ratio moved by more than the noise floor.
+//  4. block_maxima: Mann-Whitney U (two-sided) on the per-block maxima, when each side has at
+//     least 2; fires when significant and the median block maximum moved beyond the floor.
+// Tests 2-4 each run at alpha / k, k = the number of quantiles + 2 (Bonferroni), so the metric's
+// false-regression rate stays under alpha. Any of them firing
+// "worse" makes the metric regressed; else any firing "better" makes it improved; else unchanged,
+// or inconclusive when none could be evaluated (too few samples to bound any quantile).
+// The raw max is compared only against a budget, never against the baseline's raw max: a single
+// outlier moves no quantile CI, one exceedance count by one, and one block maximum, whose median
+// (the effect size of test 4) it cannot move past the floor on its own.
+#pragma once
+
+#include "framework/gate/policy.h"
+#include "framework/gate/verdict.h"
+
+namespace rtgate::gate {
+
+// Fills out's figures, verdict, reason and evidence; the identity fields are the caller's.
+// The headline statistic is the highest gated quantile, or "max" when a budget decided.
+void judge_latency(const Metric& base, const Metric& cur, const MetricPolicy& policy,
+                   MetricVerdict& out);
+
+}  // namespace rtgate::gate

@@ -1,0 +1,58 @@
+#include "framework/gate/verdict.h"
+
+namespace rtgate::gate {
+
+const char* to_string(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kImproved:
+      return "improved";
+    case Verdict::kUnchanged:
+      return "unchanged";
+    case Verdict::kRegressed:
+      return "regressed";
+    case Verdict::kInconclusive:
+      return "inconclusive";
+    case Verdict::kMissing:
+      return "missing";
+  }
+  return "?";
+}
+
+std::optional<Verdict> verdict_from(const std::string& s) {
+  for (auto v : {Verdict::kImproved, Verdict::kUnchanged, Verdict::kRegressed,
+                 Verdict::kInconclusive, Verdict::kMissing}) {
+    if (s == to_string(v)) return v;
+  }
+  return std::nullopt;
+}
+
+int severity(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kUnchanged:
+      return 0;
+    case Verdict::kImproved:
+      return 1;
+    case Verdict::kMissing:
+      return 2;
+    case Verdict::kInconclusive:
+      return 3;
+    case Verdict::kRegressed:
+      return 4;
+  }
+  return 0;
+}
+
+Verdict worst(Verdict a, Verdict b) { return severity(b) > severity(a) ? b : a; }
+
+int exit_code(const GateReport& report, bool fail_on_inconclusive) {
+  switch (report.overall) {
+    case Verdict::kRegressed:
+      return 1;
+    case Verdict::kInconclusive:
+      return fail_on_inconclusive ? 3 : 0;
+    default:
+      return 0;
+  }
+}
+
+}  // namespace rtgate::gate

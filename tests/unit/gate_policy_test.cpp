@@ -1,0 +1,154 @@
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "framework/gate/policy.h"
+#include "gate_test_helpers.h"
+
+namespace rtgate::gate {
+namespace {
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_policy(text, "gate.yaml");
+  } catch (const PolicyError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(GatePolicy, DefaultsNeedNoFile) {
+  const Policy p = parse_policy("");
+  EXPECT_EQ(p.alpha, 0.05);
+  EXPECT_EQ(p.noise_floor_pct, 5);
+  EXPECT_EQ(p.max_baseline_cv_pct, 20);
+  EXPECT_EQ(p.quantiles, (std::vector<double>{0.99, 0.999}));
+  EXPECT_FALSE(p.allow_env_mismatch);
+}
+
+TEST(GatePolicy, ParsesYaml) {
+  const Policy p = parse_policy(R"(
+alpha: 0.01
+noise_floor_pct: 3
+latency_noise_floor_pct: 15
+max_baseline_cv_pct: 10
+quantiles: [0.99, 0.999, 0.9999]
+allow_env_mismatch: true
+seed: 42
+bootstrap_resamples: 500
+budgets_ns:
+  cyclic/wakeup_latency: 100000
+metrics:
+  cyclic/overruns: {gate: true}
+  lock.latency: {latency_noise_floor_pct: 20, quantiles: [0.99]}
+  lock.throughput/pi_mutex/4t/mops: {noise_floor_pct: 8, alpha: 0.1}
+)");
+  EXPECT_EQ(p.alpha, 0.01);
+  EXPECT_EQ(p.quantiles.size(), 3u);
+  EXPECT_TRUE(p.allow_env_mismatch);
+  EXPECT_EQ(p.seed, 42u);
+  EXPECT_EQ(p.bootstrap_resamples, 500);
+  EXPECT_EQ(p.budgets_ns.at("cyclic/wakeup_latency"), 100000);
+  EXPECT_TRUE(*p.per_metric.at("cyclic/overruns").gate);
+  EXPECT_EQ(*p.per_metric.at("lock.latency").latency_noise_floor_pct, 20);
+}
+
+TEST(GatePolicy, ParsesJsonWithTheSameParser) {
+  const Policy p = parse_policy(
+      "{\n\t\"alpha\": 0.02,\n\t\"budgets_ns\": {\"cyclic/wakeup_latency\": 5e4},\n"
+      "\t\"metrics\": {\"cyclic/overruns\": {\"gate\": true}}\n}\n");
+  EXPECT_EQ(p.alpha, 0.02);
+  EXPECT_EQ(p.budgets_ns.at("cyclic/wakeup_latency"), 50000);
+  EXPECT_TRUE(*p.per_metric.at("cyclic/overruns").gate);
+}
+
+TEST(GatePolicy, ErrorsAreOneLineWithTheLine) {
+  EXPECT_EQ(error_of("alpha: 0.05\nalpah: 0.1\n").rfind("gate.yaml:2: unknown setting 'alpah'", 0),
+            0u);
+  EXPECT_EQ(error_of("alpha: 2\n"), "gate.yaml:1: alpha must be in (0, 0.5]");
+  EXPECT_EQ(error_of("alpha: high\n"), "gate.yaml:1: alpha must be a number");
+  EXPECT_NE(error_of("quantiles: [0.99, 1.5]\n").find("quantiles in (0, 1)"), std::string::npos);
+  EXPECT_NE(error_of("quantiles: []\n").find("non-empty"), std::string::npos);
+  EXPECT_NE(error_of("budgets_ns:\n  cyclic/x: -1\n").find("positive"), std::string::npos);
+  EXPECT_NE(error_of("metrics:\n  cyclic/x: {gates: true}\n").find("unknown setting 'gates'"),
+            std::string::npos);
+  EXPECT_NE(error_of("alpha: [1\n").find("gate.yaml:"), std::string::npos);  // malformed
+  EXPECT_EQ(error_of("- 1\n- 2\n"), "gate.yaml:1: a policy is a map of settings");
+  for (const char* bad : {"alpha: 2\n", "alpha: [1\n", "- 1\n", "metrics: 3\n"}) {
+    EXPECT_EQ(error_of(bad).find('\n'), std::string::npos) << bad;
+  }
+}
+
+TEST(GatePolicy, LoadPolicyReadsFilesAndReportsMissingOnes) {
+  const std::string path = testing::TempDir() + "gate_policy_test.yaml";
+  {
+    std::ofstream out(path);
+    out << "noise_floor_pct: 7\n";
+  }
+  EXPECT_EQ(load_policy(path).noise_floor_pct, 7);
+  std::remove(path.c_str());
+  try {
+    load_policy(path);
+    FAIL() << "no error for a missing file";
+  } catch (const PolicyError& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot read policy " + path + ": No such file or directory");
+  }
+}
+
+TEST(GatePolicy, MostSpecificKeyWinsFieldByField) {
+  Policy p;
+  p.per_metric["cyclic"].latency_noise_floor_pct = 20;
+  p.per_metric["cyclic"].alpha = 0.1;
+  p.per_metric["cyclic/wakeup_latency"].latency_noise_floor_pct = 30;
+  p.per_metric["cyclic/cpu1/wakeup_latency"].latency_noise_floor_pct = 40;
+  p.budgets_ns["cyclic/wakeup_latency"] = 1000;
+  p.budgets_ns["cyclic/cpu1/wakeup_latency"] = 2000;
+  p.per_metric["cyclic/overruns"].gate = true;
+
+  const MetricPolicy cpu0 = resolve(p, "cyclic", "cpu0", "wakeup_latency", MetricKind::kLatency);
+  EXPECT_EQ(cpu0.latency_noise_floor_pct, 30);
+  EXPECT_EQ(cpu0.alpha, 0.1);  // from the suite key
+  EXPECT_EQ(*cpu0.budget_ns, 1000);
+  const MetricPolicy cpu1 = resolve(p, "cyclic", "cpu1", "wakeup_latency", MetricKind::kLatency);
+  EXPECT_EQ(cpu1.latency_noise_floor_pct, 40);
+  EXPECT_EQ(*cpu1.budget_ns, 2000);
+  EXPECT_TRUE(resolve(p, "cyclic", "cpu0", "overruns", MetricKind::kCount).gated);
+  EXPECT_FALSE(resolve(p, "cyclic", "cpu0", "missed", MetricKind::kCount).gated);
+  EXPECT_TRUE(resolve(p, "other", "c", "ops", MetricKind::kThroughput).gated);
+  EXPECT_FALSE(resolve(p, "other", "c", "ops", MetricKind::kThroughput).budget_ns);
+}
+
+TEST(GatePolicy, ValidateAgainstReports) {
+  std::mt19937_64 rng(1);
+  const RunReport r =
+      test::report_of({test::latency_metric(test::latency_samples(rng, {}, 1000), 5),
+                       Metric::count("overruns", 0), test::throughput_metric(rng, 100, 3, 5)},
+                      "lock.throughput", "pi_mutex/4t");
+  Policy p;
+  p.budgets_ns["lock.throughput/wakeup_latency"] = 1e5;
+  p.budgets_ns["lock.throughput/pi_mutex/4t/wakeup_latency"] = 1e5;  // a case name with a '/'
+  p.per_metric["lock.throughput"].alpha = 0.1;
+  p.per_metric["lock.throughput/overruns"].gate = true;
+  EXPECT_EQ(validate_policy(p, r, RunReport{}), "");
+  EXPECT_EQ(validate_policy(p, RunReport{}, r), "");
+
+  Policy typo = p;
+  typo.per_metric["lock.throughput/overuns"].gate = true;
+  EXPECT_EQ(validate_policy(typo, r, r),
+            "policy metrics key 'lock.throughput/overuns' names nothing in either report "
+            "(lock.throughput has metrics: ops, overruns, wakeup_latency)");
+  Policy no_suite;
+  no_suite.budgets_ns["cyclc/wakeup_latency"] = 1;
+  EXPECT_EQ(validate_policy(no_suite, r, r),
+            "policy budgets_ns key 'cyclc/wakeup_latency' names nothing in either report "
+            "(suites: lock.throughput)");
+  Policy wrong_kind;
+  wrong_kind.budgets_ns["lock.throughput/ops"] = 1;
+  EXPECT_NE(validate_policy(wrong_kind, r, r).find("budgets apply to latency metrics"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace rtgate::gate
