@@ -88,6 +88,26 @@ void compare_cases(const SuiteResult& bs, const SuiteResult& cs, const Policy& p
   }
 }
 
+// User-space RT threads of other processes that ran during the run ("" when none): interference
+// from outside the system under test, so a regression there cannot be attributed to it. Kernel
+// threads are the system under test; steal time and missed periods stay notes.
+std::string foreign_rt_threads(const Hygiene& h) {
+  std::string out;
+  for (const ForeignRtThread& t : h.foreign_rt_threads) {
+    if (t.kernel_thread) continue;
+    out += (out.empty() ? "'" : ", '") + t.comm + "' (pid " + std::to_string(t.pid) + ", " +
+           t.policy + " " + std::to_string(t.priority) + ")";
+  }
+  return out;
+}
+
+bool over_budget(const MetricVerdict& m) {
+  for (const Evidence& e : m.evidence) {
+    if (e.test == "budget" && e.indicates == Verdict::kRegressed) return true;
+  }
+  return false;
+}
+
 SuiteVerdict compare_suite(const SuiteResult& bs, const SuiteResult& cs, const Policy& policy) {
   if (cs.status == SuiteStatus::kSkipped && bs.status == SuiteStatus::kSkipped) {
     return missing_suite(cs, "skipped in both: " + cs.reason, Side::kCurrentOnly);
@@ -100,6 +120,15 @@ SuiteVerdict compare_suite(const SuiteResult& bs, const SuiteResult& cs, const P
   }
   SuiteVerdict out{.suite = bs.name};
   compare_cases(bs, cs, policy, out);
+  if (!policy.allow_contaminated) {
+    const std::string foreign = foreign_rt_threads(cs.hygiene);
+    for (MetricVerdict& m : out.metrics) {
+      if (foreign.empty() || m.verdict != Verdict::kRegressed || over_budget(m)) continue;
+      m.verdict = Verdict::kInconclusive;
+      m.reason = "would be regressed (" + m.reason +
+                 "), but foreign RT threads ran during the current run: " + foreign;
+    }
+  }
   for (const MetricVerdict& m : out.metrics) {
     if (m.gated) out.verdict = worst(out.verdict, m.verdict);
   }

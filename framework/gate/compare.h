@@ -12,7 +12,9 @@
 // current has it. Each matched metric is
 // judged by its kind: latency by judge_latency (latency_judge.h), throughput and duration by
 // judge_samples (sample_judge.h), count metrics reported only (gated = false) unless the policy
-// names them with gate: true. A suite whose current run failed or errored is regressed. A suite
+// names them with gate: true. A regression in a suite whose current run had foreign user-space
+// RT threads running is inconclusive unless policy.allow_contaminated (or a budget decided it).
+// A suite whose current run failed or errored is regressed. A suite
 // takes the worst verdict of its gated metrics; the report the worst of its suites, made
 // inconclusive when the environments differ (environment_diff.h) and the policy does not allow it.
 #pragma once

@@ -134,6 +134,11 @@ void block_maxima_signal(const std::vector<double>& b, const std::vector<double>
 
 void judge_latency(const Metric& base, const Metric& cur, const MetricPolicy& policy,
                    MetricVerdict& out) {
+  if (policy.quantiles.empty()) {
+    out.verdict = Verdict::kInconclusive;
+    out.reason = "the policy gates no quantile";
+    return;
+  }
   const double q_top = *std::max_element(policy.quantiles.begin(), policy.quantiles.end());
   out.statistic = fmt::quantile_name(q_top);
   const bool base_ok = base.histogram && base.histogram->count() > 0;

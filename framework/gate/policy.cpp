@@ -123,6 +123,8 @@ Policy policy_of(const YAML::Node& root, const std::string& origin) {
       p.quantiles = quantile_list(origin, v, k);
     } else if (k == "allow_env_mismatch") {
       p.allow_env_mismatch = boolean(origin, v, k);
+    } else if (k == "allow_contaminated") {
+      p.allow_contaminated = boolean(origin, v, k);
     } else if (k == "seed") {
       try {
         p.seed = v.as<std::uint64_t>();
@@ -150,7 +152,8 @@ Policy policy_of(const YAML::Node& root, const std::string& origin) {
       fail(origin, kv.first,
            "unknown setting '" + k +
                "' (known: alpha, noise_floor_pct, latency_noise_floor_pct, max_baseline_cv_pct, "
-               "quantiles, allow_env_mismatch, seed, bootstrap_resamples, budgets_ns, metrics)");
+               "quantiles, allow_env_mismatch, allow_contaminated, seed, bootstrap_resamples, "
+               "budgets_ns, metrics)");
     }
   }
   return p;

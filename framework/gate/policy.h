@@ -8,6 +8,7 @@
 //   max_baseline_cv_pct: 20        # noisier baseline -> inconclusive
 //   quantiles: [0.99, 0.999]       # latency quantiles compared by order-statistic CIs
 //   allow_env_mismatch: false
+//   allow_contaminated: false      # true: judge runs that foreign RT threads disturbed
 //   seed: 1                        # bootstrap
 //   bootstrap_resamples: 2000
 //   budgets_ns:                    # hard limits on a latency metric's exact max
@@ -58,6 +59,10 @@ struct Policy {
   std::map<std::string, double> budgets_ns;
   std::map<std::string, Overrides> per_metric;  // the file's "metrics" section
   bool allow_env_mismatch = false;
+  // false: a metric that would be regressed in a suite whose current run had user-space RT
+  // threads of other processes running (hygiene.foreign_rt_threads) is inconclusive instead,
+  // unless a budget decided. The foreign threads are named in the reason.
+  bool allow_contaminated = false;
   std::uint64_t seed = 1;
   int bootstrap_resamples = 2000;
 };

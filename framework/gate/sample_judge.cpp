@@ -60,6 +60,7 @@ void judge_samples(const Metric& base, const Metric& cur, const MetricPolicy& po
        .mean = harmonic ? stats::MeanKind::kHarmonic : stats::MeanKind::kArithmetic});
 
   const bool beyond_floor = std::fabs(out.change_pct) > policy.noise_floor_pct;
+  const bool boot_excludes_one = boot.low > 1 || boot.high < 1;
   const bool welch_agrees = (welch.mean_diff > 0) == (out.change_pct > 0);
   auto indicates = [&](double p) {
     return p < policy.alpha && beyond_floor ? direction(out.change_pct, out.better)
@@ -82,15 +83,16 @@ void judge_samples(const Metric& base, const Metric& cur, const MetricPolicy& po
                                     fmt::p_value(mw.p_value) +
                                     (mw.exact ? " (exact)" : " (normal approximation)"),
                           .indicates = indicates(mw.p_value)});
-  out.evidence.push_back({.test = "bootstrap_ratio",
-                          .ci_low = boot.low,
-                          .ci_high = boot.high,
-                          .detail = "current/baseline " + out.statistic + " " +
-                                    fmt::num(boot.estimate) + ", " + fmt::num(100 * confidence) +
-                                    "% percentile bootstrap CI " +
-                                    fmt::interval(boot.low, boot.high, false) +
-                                    " (B=" + std::to_string(policy.bootstrap_resamples) + ")",
-                          .indicates = Verdict::kUnchanged});
+  out.evidence.push_back(
+      {.test = "bootstrap_ratio",
+       .ci_low = boot.low,
+       .ci_high = boot.high,
+       .detail = "current/baseline " + out.statistic + " " + fmt::num(boot.estimate) + ", " +
+                 fmt::num(100 * confidence) + "% percentile bootstrap CI " +
+                 fmt::interval(boot.low, boot.high, false) +
+                 " (B=" + std::to_string(policy.bootstrap_resamples) + ")",
+       .indicates = boot_excludes_one && beyond_floor ? direction(out.change_pct, out.better)
+                                                      : Verdict::kUnchanged});
 
   const double cv = stats::coeff_var(b);
   if (base.kind != MetricKind::kCount && cv > policy.max_baseline_cv_pct) {

@@ -36,6 +36,7 @@ latency_noise_floor_pct: 15
 max_baseline_cv_pct: 10
 quantiles: [0.99, 0.999, 0.9999]
 allow_env_mismatch: true
+allow_contaminated: true
 seed: 42
 bootstrap_resamples: 500
 budgets_ns:
@@ -48,6 +49,7 @@ metrics:
   EXPECT_EQ(p.alpha, 0.01);
   EXPECT_EQ(p.quantiles.size(), 3u);
   EXPECT_TRUE(p.allow_env_mismatch);
+  EXPECT_TRUE(p.allow_contaminated);
   EXPECT_EQ(p.seed, 42u);
   EXPECT_EQ(p.bootstrap_resamples, 500);
   EXPECT_EQ(p.budgets_ns.at("cyclic/wakeup_latency"), 100000);
