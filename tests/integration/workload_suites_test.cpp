@@ -295,6 +295,25 @@ TEST(WorkloadSuites, BadParametersExit2WithOneLine) {
   }
 }
 
+// What cannot run here is "skipped" with its reason, not an error: a buffer larger than the
+// machine's available memory (1 TiB), and a probe CPU the run may not use.
+TEST(WorkloadSuites, WhatCannotRunHereIsSkippedWithTheReason) {
+  SKIP_WITHOUT_FIFO();
+  TempDir dir;
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"mm.whack_mmap_sem", "buffer_mb=1048576"}, "MiB available"},
+      {{"futex.hash", "probe_cpu=4095"}, "probe_cpu 4095 is not a CPU this run may use"},
+  };
+  for (const auto& [args, why] : cases) {
+    const auto r =
+        run_rtgate({"run", args[0], "--duration", "1", "-p", args[1], "-o", dir.file("s.json")});
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    const json suite = load(dir.file("s.json"))["suites"][0];
+    EXPECT_EQ(suite["status"], "skipped") << args[0];
+    EXPECT_NE(suite["reason"].get<std::string>().find(why), std::string::npos) << suite["reason"];
+  }
+}
+
 TEST(WorkloadSuites, AllAreTaggedWorkloadWithAFamily) {
   const auto r = run_rtgate({"list", "tag:workload", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
