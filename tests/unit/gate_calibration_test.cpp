@@ -3,7 +3,7 @@
 // The measured rates are printed ("[calibration] ...") so they can be quoted, and asserted.
 #include <gtest/gtest.h>
 
-#include <chrono>
+#include <algorithm>
 #include <cstdio>
 #include <map>
 

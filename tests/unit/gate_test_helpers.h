@@ -2,6 +2,7 @@
 // distributions shaped like real ones.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
