@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <barrier>
+#include <chrono>
 #include <cstdint>
 #include <thread>
 #include <vector>
@@ -108,8 +109,31 @@ void expect_shared_try_lock_semantics() {
   EXPECT_TRUE(r);
 }
 
-// Writers and readers mixed: a writer is alone (no reader, no writer beside it) and readers are
-// observed inside together (max concurrent readers > 1).
+// Two readers inside at once: each takes the read lock and waits (bounded, 5 s) until the other
+// is inside too. A lock that admits one reader at a time makes both time out.
+template <SharedLockable L>
+void expect_readers_overlap() {
+  L lock;
+  std::atomic<int> inside{0};
+  std::atomic<int> met{0};
+  auto reader = [&] {
+    lock.lock_shared();
+    inside.fetch_add(1);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (inside.load() < 2 && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::yield();
+    }
+    if (inside.load() >= 2) met.fetch_add(1);
+    lock.unlock_shared();
+  };
+  std::thread a(reader), b(reader);
+  a.join();
+  b.join();
+  EXPECT_EQ(met.load(), 2) << "readers never overlapped";
+}
+
+// Writers and readers mixed: a writer is alone (no reader, no writer beside it); then readers are
+// shown to overlap (expect_readers_overlap).
 template <SharedLockable L>
 void expect_rw_exclusion_and_overlap(int threads, std::uint64_t per_thread) {
   L lock;
@@ -144,7 +168,10 @@ void expect_rw_exclusion_and_overlap(int threads, std::uint64_t per_thread) {
   }
   for (auto& t : ts) t.join();
   EXPECT_EQ(violations.load(), 0);
-  EXPECT_GT(max_readers.load(), 1) << "readers never overlapped";
+  // Under a mixed load, whether readers happen to overlap depends on scheduling (a lock that
+  // hands over to sleeping waiters can serialize a whole run on 2 CPUs), so overlap is proven
+  // deterministically instead: two readers meet inside.
+  expect_readers_overlap<L>();
   std::uint64_t expected = 0;
   for (int t = 0; t < threads; ++t) {
     for (std::uint64_t i = 0; i < per_thread; ++i) {
