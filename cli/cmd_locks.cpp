@@ -24,8 +24,8 @@ void add_locks(CLI::App& app, int& exit_code) {
       }
       std::printf("%s\n", out.dump(2).c_str());
     } else {
-      std::printf("%-24s %-6s %-12s %-5s %-10s %s\n", "name", "kind", "pi", "fifo",
-                  "fifo-oversub", "summary");
+      std::printf("%-24s %-6s %-12s %-5s %-10s %s\n", "name", "kind", "pi", "fifo", "fifo-oversub",
+                  "summary");
       for (const LockInfo& l : all) {
         std::printf("%-24s %-6s %-12s %-5s %-10s %s\n", l.name.c_str(), to_string(l.kind),
                     to_string(l.pi), l.fifo ? "yes" : "no",

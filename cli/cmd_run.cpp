@@ -3,8 +3,10 @@
 #include <cmath>
 
 #include "cli/commands.h"
+#include "cli/gate_common.h"
 #include "exporters/console_table.h"
 #include "exporters/json_exporter.h"
+#include "exporters/junit_exporter.h"
 #include "framework/atomic_file.h"
 #include "framework/bind_params.h"
 #include "framework/load/load.h"
@@ -26,6 +28,8 @@ struct RunArgs {
   double watchdog_s = 10;
   bool no_progress = false;
   std::string load;
+  std::string baseline;
+  GateInputs gate;
 };
 
 // Everything that can be refused is refused here, before any suite runs.
@@ -63,6 +67,12 @@ int prepare(const RunArgs& a, std::vector<SelectedSuite>* selection, RunOptions*
     return print_error("--load: " + why_load), kExitUsage;
   }
   opt->load = a.load;
+  for (const auto& [flag, path] : {std::pair{"--junit", a.gate.junit_path}}) {
+    if (path.empty()) continue;
+    if (std::string w = check_writable(path); !w.empty()) {
+      return print_error(std::string(flag) + ": " + w), kExitUsage;
+    }
+  }
   if (!a.output.empty()) {
     if (std::string w = check_writable(a.output); !w.empty()) {
       return print_error("-o: " + w), kExitUsage;
@@ -76,6 +86,9 @@ int run_command(const RunArgs& a) {
   RunOptions opt;
   if (int rc = prepare(a, &selection, &opt); rc != kExitOk) return rc;
 
+  std::optional<RunReport> baseline;
+  if (!a.baseline.empty() && !(baseline = load_result(a.baseline, "--baseline"))) return kExitUsage;
+
   const std::atomic<bool>& interrupt = install_interrupt_handler();
   std::string write_error;
   const auto save = [&](const RunReport& report) {
@@ -88,6 +101,17 @@ int run_command(const RunArgs& a) {
   if (!write_error.empty()) print_error(write_error);
 
   int rc = kExitOk;
+  if (!a.baseline.empty() && !out.interrupted) {
+    // The run's own JUnit is replaced by the gate's, which carries the verdicts.
+    rc = gate_and_report(*baseline, out.report, a.gate);
+  } else if (!a.gate.junit_path.empty()) {
+    if (std::string w =
+            write_file_atomically(a.gate.junit_path, render_junit(junit_from_run(out.report)));
+        !w.empty()) {
+      print_error("--junit: " + w);
+      rc = kExitFailed;
+    }
+  }
   for (const SuiteResult& s : out.report.suites) {
     if (s.status == SuiteStatus::kFailed || s.status == SuiteStatus::kError) rc = kExitFailed;
   }
@@ -134,6 +158,13 @@ void add_run(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0.5, 3600.0))
       ->capture_default_str();
   cmd->add_flag("--no-progress", a->no_progress, "no live progress line even on a TTY");
+  cmd->add_option("--junit", a->gate.junit_path, "write JUnit XML (the gate's, with --baseline)");
+  cmd->add_option("--baseline", a->baseline, "gate this run against a baseline result JSON");
+  cmd->add_option("--policy", a->gate.policy_path, "gate policy (with --baseline)");
+  cmd->add_flag("--fail-on-inconclusive", a->gate.fail_on_inconclusive,
+                "with --baseline: exit 1 instead of 3 when the data cannot tell");
+  cmd->add_flag("--allow-env-mismatch", a->gate.allow_env_mismatch,
+                "with --baseline: judge even when the environments differ");
   std::string kinds;
   for (const auto& k : load::load_kinds()) kinds += "\n  " + k.usage + "  " + k.help;
   cmd->add_option("--load", a->load,

@@ -21,6 +21,8 @@ void add_describe(CLI::App& app, int& exit_code);
 void add_env(CLI::App& app, int& exit_code);
 void add_run(CLI::App& app, int& exit_code);
 void add_locks(CLI::App& app, int& exit_code);
+void add_compare(CLI::App& app, int& exit_code);
+void add_gate(CLI::App& app, int& exit_code);
 
 // A one-line error on stderr, "rtgate: error: ...".
 void print_error(const std::string& message);

@@ -47,6 +47,8 @@ int main(int argc, char** argv) {
   add_env(app, exit_code);
   add_run(app, exit_code);
   add_locks(app, exit_code);
+  add_compare(app, exit_code);
+  add_gate(app, exit_code);
 
   std::vector<std::string> args(argv + 1, argv + argc);
   std::vector<std::string> names;

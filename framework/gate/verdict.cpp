@@ -49,7 +49,7 @@ int exit_code(const GateReport& report, bool fail_on_inconclusive) {
     case Verdict::kRegressed:
       return 1;
     case Verdict::kInconclusive:
-      return fail_on_inconclusive ? 3 : 0;
+      return fail_on_inconclusive ? 1 : 3;
     default:
       return 0;
   }

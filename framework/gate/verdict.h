@@ -82,8 +82,8 @@ struct GateReport {
   bool environment_mismatch = false;
 };
 
-// DESIGN.md's exit codes: 1 regressed; 3 inconclusive when fail_on_inconclusive, else 0;
-// 0 unchanged, improved and missing.
+// DESIGN.md's exit codes: 1 regressed; 3 inconclusive (1 with fail_on_inconclusive, for a CI job
+// that must not pass on data that cannot tell); 0 unchanged, improved and missing.
 int exit_code(const GateReport& report, bool fail_on_inconclusive);
 
 }  // namespace rtgate::gate

@@ -226,8 +226,8 @@ TEST(GateCompare, SuiteTakesItsWorstMetric) {
   EXPECT_EQ(g.suites[0].metrics[1].verdict, Verdict::kImproved);
   EXPECT_EQ(g.suites[0].metrics[2].verdict, Verdict::kInconclusive);
   EXPECT_EQ(g.suites[0].verdict, Verdict::kInconclusive);
-  EXPECT_EQ(exit_code(g, false), 0);
-  EXPECT_EQ(exit_code(g, true), 3);
+  EXPECT_EQ(exit_code(g, false), 3);
+  EXPECT_EQ(exit_code(g, true), 1);
 }
 
 TEST(GateCompare, KindMismatchIsInconclusive) {
@@ -266,7 +266,7 @@ TEST(GateEnvironment, MismatchMakesTheOverallVerdictInconclusive) {
   EXPECT_TRUE(g.environment_mismatch);
   EXPECT_EQ(g.suites[0].verdict, Verdict::kUnchanged);
   EXPECT_EQ(g.overall, Verdict::kInconclusive);
-  EXPECT_EQ(exit_code(g, true), 3);
+  EXPECT_EQ(exit_code(g, true), 1);
   Policy allow;
   allow.allow_env_mismatch = true;
   g = compare(base, cur, allow);

@@ -1,0 +1,81 @@
+#include "cli/commands.h"
+#include "cli/gate_common.h"
+#include "exporters/gate_report.h"
+#include "framework/atomic_file.h"
+
+namespace rtgate::cli {
+
+void add_compare(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "compare", "mmtests-style table of BASE vs CUR: per metric, % change and significance");
+  struct Opts {
+    std::string base, cur, format = "table", policy;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("BASE", o->base, "baseline result JSON")->required();
+  cmd->add_option("CUR", o->cur, "current result JSON")->required();
+  cmd->add_option("--format", o->format, "table, markdown or json")
+      ->check(CLI::IsMember({"table", "markdown", "json"}))
+      ->capture_default_str();
+  cmd->add_option("--policy", o->policy, "gate policy (YAML or JSON)");
+  cmd->callback([o, &exit_code] {
+    const auto base = load_result(o->base, "BASE");
+    const auto cur = base ? load_result(o->cur, "CUR") : std::nullopt;
+    if (!cur) {
+      exit_code = kExitUsage;
+      return;
+    }
+    gate::Policy policy;
+    try {
+      if (!o->policy.empty()) policy = gate::load_policy(o->policy);
+    } catch (const gate::PolicyError& e) {
+      print_error(std::string("--policy: ") + e.what());
+      exit_code = kExitUsage;
+      return;
+    }
+    policy.allow_env_mismatch = true;  // compare shows; only gate judges comparability
+    const gate::GateReport report = gate::compare(*base, *cur, policy);
+    if (o->format == "json") {
+      std::printf("%s\n", gate_json(report).dump(2).c_str());
+    } else {
+      std::fputs(render_gate_table(
+                     report, o->format == "markdown" ? TableFormat::kMarkdown : TableFormat::kTable)
+                     .c_str(),
+                 stdout);
+    }
+    exit_code = kExitOk;
+  });
+}
+
+void add_gate(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "gate",
+      "verdict of CUR against BASE: exit 0 unchanged/improved, 1 regressed, 3 inconclusive");
+  struct Opts {
+    std::string base, cur;
+    GateInputs in;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("BASE", o->base, "baseline result JSON")->required();
+  cmd->add_option("CUR", o->cur, "current result JSON")->required();
+  cmd->add_option("--policy", o->in.policy_path, "budgets, noise floors, alpha, quantiles");
+  cmd->add_option("--junit", o->in.junit_path, "write the verdicts as JUnit XML");
+  cmd->add_flag("--fail-on-inconclusive", o->in.fail_on_inconclusive,
+                "exit 1 instead of 3 when the data cannot tell");
+  cmd->add_flag("--allow-env-mismatch", o->in.allow_env_mismatch,
+                "judge even when CPU model, CPUs, preempt model or cmdline differ");
+  cmd->callback([o, &exit_code] {
+    if (!o->in.junit_path.empty()) {
+      if (const std::string why = check_writable(o->in.junit_path); !why.empty()) {
+        print_error("--junit: " + why);
+        exit_code = kExitUsage;
+        return;
+      }
+    }
+    const auto base = load_result(o->base, "BASE");
+    const auto cur = base ? load_result(o->cur, "CUR") : std::nullopt;
+    exit_code = cur ? gate_and_report(*base, *cur, o->in) : kExitUsage;
+  });
+}
+
+}  // namespace rtgate::cli

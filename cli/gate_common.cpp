@@ -1,0 +1,47 @@
+#include "cli/gate_common.h"
+
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "exporters/gate_report.h"
+#include "exporters/json_exporter.h"
+#include "exporters/junit_exporter.h"
+#include "framework/atomic_file.h"
+
+namespace rtgate::cli {
+
+std::optional<RunReport> load_result(const std::string& path, const char* role) {
+  try {
+    return read_report_file(path);
+  } catch (const JsonError& e) {
+    print_error(std::string(role) + ": " + e.what());
+    return std::nullopt;
+  }
+}
+
+int gate_and_report(const RunReport& base, const RunReport& cur, const GateInputs& in) {
+  gate::Policy policy;
+  try {
+    if (!in.policy_path.empty()) policy = gate::load_policy(in.policy_path);
+  } catch (const gate::PolicyError& e) {
+    print_error(std::string("--policy: ") + e.what());
+    return kExitUsage;
+  }
+  if (const std::string why = gate::validate_policy(policy, base, cur); !why.empty()) {
+    print_error("--policy: " + why);
+    return kExitUsage;
+  }
+  policy.allow_env_mismatch = policy.allow_env_mismatch || in.allow_env_mismatch;
+  const gate::GateReport report = gate::compare(base, cur, policy);
+  std::fputs(render_gate_table(report, TableFormat::kTable).c_str(), stdout);
+  if (!in.junit_path.empty()) {
+    const std::string xml = render_junit(junit_from_gate(report, cur, in.fail_on_inconclusive));
+    if (const std::string why = write_file_atomically(in.junit_path, xml); !why.empty()) {
+      print_error("--junit: " + why);
+      return kExitFailed;
+    }
+  }
+  return gate::exit_code(report, in.fail_on_inconclusive);
+}
+
+}  // namespace rtgate::cli

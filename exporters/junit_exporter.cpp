@@ -1,0 +1,182 @@
+#include "exporters/junit_exporter.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "framework/gate/format.h"
+
+namespace rtgate {
+namespace {
+
+std::string escape(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        // XML 1.0 forbids most control characters even escaped.
+        if (static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t') out += c;
+    }
+  }
+  return out;
+}
+
+// "2026-11-29T10:00:00.123Z" -> "2026-11-29T10:00:00" (the schema allows no fraction or zone).
+std::string junit_time(const std::string& rfc3339) {
+  return rfc3339.size() >= 19 ? rfc3339.substr(0, 19) : "1970-01-01T00:00:00";
+}
+
+std::string seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", s < 0 ? 0.0 : s);
+  return buf;
+}
+
+std::vector<std::pair<std::string, std::string>> environment_properties(const RunReport& r) {
+  const Environment& e = r.environment;
+  return {{"rtgate.version", r.tool_version},   {"hostname", e.hostname},
+          {"kernel_release", e.kernel_release}, {"kernel_version", e.kernel_version},
+          {"preempt_model", e.preempt_model},   {"realtime", e.realtime ? "true" : "false"},
+          {"cpu_model", e.cpu_model},           {"online_cpus", std::to_string(e.online_cpus)},
+          {"isolated_cpus", e.isolated_cpus},   {"cmdline", e.cmdline}};
+}
+
+JunitSuite suite_shell(const std::string& name, const RunReport& r) {
+  JunitSuite s;
+  s.name = name;
+  s.package = "rtgate";
+  s.timestamp = junit_time(r.started_at);
+  s.hostname = r.environment.hostname.empty() ? "localhost" : r.environment.hostname;
+  s.properties = environment_properties(r);
+  return s;
+}
+
+}  // namespace
+
+std::string render_junit(const std::vector<JunitSuite>& suites) {
+  std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n";
+  int id = 0;
+  for (const JunitSuite& s : suites) {
+    int failures = 0, errors = 0, skipped = 0;
+    for (const JunitCase& c : s.cases) {
+      failures += c.outcome == JunitCase::Outcome::kFailure;
+      errors += c.outcome == JunitCase::Outcome::kError;
+      skipped += c.outcome == JunitCase::Outcome::kSkipped;
+    }
+    x += "  <testsuite name=\"" + escape(s.name) + "\" package=\"" + escape(s.package) +
+         "\" id=\"" + std::to_string(id++) + "\" timestamp=\"" + s.timestamp + "\" hostname=\"" +
+         escape(s.hostname) + "\" tests=\"" + std::to_string(s.cases.size()) + "\" failures=\"" +
+         std::to_string(failures) + "\" errors=\"" + std::to_string(errors) + "\" skipped=\"" +
+         std::to_string(skipped) + "\" time=\"" + seconds(s.time_s) + "\">\n    <properties>\n";
+    for (const auto& [k, v] : s.properties) {
+      x += "      <property name=\"" + escape(k) + "\" value=\"" + escape(v) + "\"/>\n";
+    }
+    x += "    </properties>\n";
+    for (const JunitCase& c : s.cases) {
+      x += "    <testcase classname=\"" + escape(c.classname) + "\" name=\"" + escape(c.name) +
+           "\" time=\"" + seconds(c.time_s) + "\"";
+      const char* tag = c.outcome == JunitCase::Outcome::kFailure   ? "failure"
+                        : c.outcome == JunitCase::Outcome::kError   ? "error"
+                        : c.outcome == JunitCase::Outcome::kSkipped ? "skipped"
+                                                                    : nullptr;
+      if (tag == nullptr) {
+        x += "/>\n";
+        continue;
+      }
+      x += ">\n      <" + std::string(tag) + " message=\"" + escape(c.message) + "\"";
+      if (c.outcome != JunitCase::Outcome::kSkipped) x += " type=\"" + escape(c.type) + "\"";
+      x += ">" + escape(c.body) + "</" + tag + ">\n    </testcase>\n";
+    }
+    x += "    <system-out>" + escape(s.system_out) + "</system-out>\n    <system-err/>\n";
+    x += "  </testsuite>\n";
+  }
+  return x + "</testsuites>\n";
+}
+
+std::vector<JunitSuite> junit_from_run(const RunReport& report) {
+  std::vector<JunitSuite> out;
+  for (const SuiteResult& r : report.suites) {
+    JunitSuite s = suite_shell(r.name, report);
+    s.time_s = r.duration_s;
+    if (r.status != SuiteStatus::kPassed) {
+      JunitCase c{.classname = r.name, .name = "status"};
+      c.outcome = r.status == SuiteStatus::kFailed  ? JunitCase::Outcome::kFailure
+                  : r.status == SuiteStatus::kError ? JunitCase::Outcome::kError
+                                                    : JunitCase::Outcome::kSkipped;
+      c.type = to_string(r.status);
+      c.message = r.reason.empty() ? to_string(r.status) : r.reason;
+      s.cases.push_back(std::move(c));
+    }
+    for (const Case& k : r.cases) {
+      for (const Metric& m : k.metrics) {
+        s.cases.push_back({.classname = r.name, .name = k.name + "/" + m.name});
+        if (m.histogram) {
+          const LatencySummary l = LatencySummary::of(*m.histogram);
+          s.system_out += k.name + "/" + m.name + ": count " + std::to_string(l.count) + ", p99 " +
+                          gate::fmt::ns(static_cast<double>(l.p99)) + ", max " +
+                          gate::fmt::ns(static_cast<double>(l.max)) + "\n";
+        }
+      }
+      for (const auto& why : k.contaminated_reasons) {
+        s.system_out += k.name + ": contaminated: " + why + "\n";
+      }
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<JunitSuite> junit_from_gate(const gate::GateReport& report, const RunReport& current,
+                                        bool fail_on_inconclusive) {
+  std::vector<JunitSuite> out;
+  for (const gate::SuiteVerdict& v : report.suites) {
+    JunitSuite s = suite_shell(v.suite, current);
+    for (const auto& d : report.environment_differences) {
+      s.system_out += "environment differs: " + d + "\n";
+    }
+    for (const auto& n : v.notes) s.system_out += "note: " + n + "\n";
+    if (!v.reason.empty()) s.system_out += "suite: " + v.reason + "\n";
+    for (const gate::MetricVerdict& m : v.metrics) {
+      JunitCase c{.classname = v.suite,
+                  .name = (m.case_name.empty() ? "" : m.case_name + "/") + m.metric};
+      const bool inconclusive =
+          m.verdict == gate::Verdict::kInconclusive || (report.environment_mismatch && m.gated);
+      if (m.gated && m.verdict == gate::Verdict::kRegressed) {
+        c.outcome = JunitCase::Outcome::kFailure;
+        c.type = "regressed";
+      } else if (m.gated && inconclusive) {
+        c.outcome =
+            fail_on_inconclusive ? JunitCase::Outcome::kFailure : JunitCase::Outcome::kSkipped;
+        c.type = "inconclusive";
+      } else if (m.gated && m.verdict == gate::Verdict::kMissing) {
+        c.outcome = JunitCase::Outcome::kSkipped;
+      }
+      if (c.outcome != JunitCase::Outcome::kPassed) {
+        c.message = std::string(gate::to_string(m.verdict)) + ": " + m.metric + " " + m.statistic +
+                    " " +
+                    (std::isnan(m.change_pct) ? std::string() : gate::fmt::pct(m.change_pct)) +
+                    " - " + m.reason;
+        for (const auto& e : m.evidence) c.body += e.test + ": " + e.detail + "\n";
+      }
+      s.cases.push_back(std::move(c));
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace rtgate
