@@ -1,0 +1,183 @@
+// rtgate compare / gate / run --baseline end to end: exit codes a CI job can trust, JUnit that
+// validates against the Ant schema Jenkins and GitLab read, and one-line errors on bad input.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "exporters/json_exporter.h"
+#include "tests/integration/process.h"
+
+namespace rtgate::test {
+namespace {
+
+// A result with one throughput metric (5 runs around `mean`, CV ~1%) and one latency metric.
+RunReport synthetic(double mean, double latency_scale, std::uint64_t seed,
+                    const std::string& cpu_model = "Test CPU") {
+  RunReport r;
+  r.tool_version = "test";
+  r.started_at = "2026-11-29T10:00:00.000Z";
+  r.finished_at = "2026-11-29T10:01:00.000Z";
+  r.environment.hostname = "testhost";
+  r.environment.kernel_release = "6.18.0";
+  r.environment.preempt_model = "full";
+  r.environment.cpu_model = cpu_model;
+  r.environment.online_cpus = 2;
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> tput(mean, mean * 0.01);
+  std::lognormal_distribution<double> lat(std::log(20'000.0 * latency_scale), 0.3);
+  SuiteResult s;
+  s.name = "lock.throughput";
+  s.runs = 5;
+  Case c;
+  c.name = "ticket/2t";
+  Metric m = Metric::throughput("throughput", "Mops/s", tput(rng));
+  for (int i = 1; i < 5; ++i) m.samples.push_back(tput(rng));
+  c.metrics.push_back(m);
+  LatencyHistogram h;
+  std::vector<double> blocks;
+  for (int b = 0; b < 5; ++b) {
+    double mx = 0;
+    for (int i = 0; i < 20000; ++i) {
+      const double v = lat(rng);
+      h.record(static_cast<std::int64_t>(v));
+      mx = std::max(mx, v);
+    }
+    blocks.push_back(mx);
+  }
+  c.metrics.push_back(Metric::latency("acquire_latency", h, blocks));
+  s.cases.push_back(c);
+  r.suites.push_back(s);
+  return r;
+}
+
+struct Files {
+  TempDir dir;
+  std::string write(const std::string& name, const RunReport& r) {
+    const std::string path = dir.file(name);
+    EXPECT_EQ(JsonExporter(path).write(r), "");
+    return path;
+  }
+};
+
+void expect_valid_junit(const std::string& path) {
+  const std::string xsd = std::string(RTGATE_SOURCE_DIR) + "/../shared/schemas/JUnit.xsd";
+  if (!std::filesystem::exists(xsd)) GTEST_SKIP() << "needs " << xsd << " (../shared)";
+  if (std::system("command -v xmllint >/dev/null") != 0) GTEST_SKIP() << "needs xmllint";
+  const std::string cmd = "xmllint --noout --schema " + xsd + " " + path + " 2>/dev/null";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << path << " does not validate against " << xsd;
+}
+
+TEST(GateCli, SameDistributionIsNotARegression) {
+  Files f;
+  const auto base = f.write("b.json", synthetic(10, 1, 1));
+  const auto cur = f.write("c.json", synthetic(10, 1, 2));
+  const auto r = run_rtgate({"gate", base, cur, "--junit", f.dir.file("j.xml")});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("verdict: "), std::string::npos);
+  expect_valid_junit(f.dir.file("j.xml"));
+}
+
+TEST(GateCli, AThroughputDropIsARegressionWithEvidenceInJunit) {
+  Files f;
+  const auto base = f.write("b.json", synthetic(10, 1, 1));
+  const auto cur = f.write("c.json", synthetic(8, 1, 2));  // -20%, far beyond noise
+  const auto r = run_rtgate({"gate", base, cur, "--junit", f.dir.file("j.xml")});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("regressed"), std::string::npos) << r.out;
+  std::ifstream in(f.dir.file("j.xml"));
+  const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(xml.find("<failure"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("type=\"regressed\""), std::string::npos);
+  EXPECT_NE(xml.find("welch"), std::string::npos) << "the evidence is in the failure";
+  EXPECT_NE(xml.find("kernel_release"), std::string::npos) << "environment as properties";
+  expect_valid_junit(f.dir.file("j.xml"));
+}
+
+TEST(GateCli, ALatencyShiftIsARegression) {
+  Files f;
+  const auto base = f.write("b.json", synthetic(10, 1, 1));
+  const auto cur = f.write("c.json", synthetic(10, 2, 2));  // every latency doubled
+  const auto r = run_rtgate({"gate", base, cur});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("acquire_latency: regressed"), std::string::npos) << r.out;
+}
+
+TEST(GateCli, DifferentMachinesAreInconclusiveUnlessAllowed) {
+  Files f;
+  const auto base = f.write("b.json", synthetic(10, 1, 1, "CPU A"));
+  const auto cur = f.write("c.json", synthetic(10, 1, 2, "CPU B"));
+  auto r = run_rtgate({"gate", base, cur});
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_NE(r.out.find("cpu_model"), std::string::npos) << r.out;
+  EXPECT_EQ(run_rtgate({"gate", base, cur, "--fail-on-inconclusive"}).exit_code, 1);
+  EXPECT_EQ(run_rtgate({"gate", base, cur, "--allow-env-mismatch"}).exit_code, 0);
+}
+
+TEST(GateCli, CompareFormats) {
+  Files f;
+  const auto base = f.write("b.json", synthetic(10, 1, 1));
+  const auto cur = f.write("c.json", synthetic(8, 1, 2));
+  const auto md = run_rtgate({"compare", base, cur, "--format", "markdown"});
+  EXPECT_EQ(md.exit_code, 0);
+  EXPECT_EQ(md.out.rfind("| suite | case |", 0), 0u) << md.out;
+  const auto js = run_rtgate({"compare", base, cur, "--format", "json"});
+  EXPECT_EQ(js.exit_code, 0);
+  const auto doc = nlohmann::json::parse(js.out);
+  EXPECT_EQ(doc["schema"], "rtgate.gate/1");
+  EXPECT_EQ(doc["suites"][0]["metrics"][0]["verdict"], "regressed");
+}
+
+TEST(GateCli, BadInputIsAOneLineErrorAndExit2) {
+  Files f;
+  const auto good = f.write("good.json", synthetic(10, 1, 1));
+  std::ofstream(f.dir.file("garbage.json")) << "{ nope";
+  std::ofstream(f.dir.file("v2.json")) << R"({"schema": "rtgate.result/2", "suites": []})";
+  std::ofstream(f.dir.file("policy.yaml"))
+      << "metrics:\n  lock.throughput/no_such_metric:\n    alpha: 0.01\n";
+  struct Case {
+    std::vector<std::string> args;
+    const char* expect;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"gate", f.dir.file("missing.json"), good}, "BASE: cannot read"},
+           {{"gate", good, f.dir.file("garbage.json")}, "CUR: "},
+           {{"gate", f.dir.file("v2.json"), good}, "unsupported schema 'rtgate.result/2'"},
+           {{"gate", good, good, "--policy", f.dir.file("policy.yaml")}, "no_such_metric"},
+           {{"gate", good, good, "--policy", f.dir.file("nope.yaml")}, "--policy"},
+           {{"gate", good}, "CUR"}}) {
+    const auto r = run_rtgate(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args.back() << ": " << r.err;
+    EXPECT_NE(r.err.find(c.expect), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
+  }
+}
+
+TEST(GateCli, ASuiteAbsentOnOneSideIsAMissingRowNotACrash) {
+  Files f;
+  RunReport cur = synthetic(10, 1, 2);
+  RunReport base = synthetic(10, 1, 1);
+  SuiteResult extra;
+  extra.name = "cyclic";
+  base.suites.push_back(extra);
+  const auto r = run_rtgate({"gate", f.write("b.json", base), f.write("c.json", cur)});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("missing"), std::string::npos) << r.out;
+}
+
+TEST(GateCli, RunWritesValidJunitWithoutABaseline) {
+  Files f;
+  const auto r = run_rtgate({"run", "lock.throughput", "--duration", "0.5", "-p", "locks=ticket",
+                             "-p", "threads=1", "--junit", f.dir.file("run.xml")});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  expect_valid_junit(f.dir.file("run.xml"));
+}
+
+}  // namespace
+}  // namespace rtgate::test
