@@ -64,7 +64,17 @@ void quantile_signal(const LatencyHistogram& hb, const LatencyHistogram& hc, dou
 
 void exceedance_signal(const LatencyHistogram& hb, const LatencyHistogram& hc, double q, double a,
                        double floor, MetricVerdict& out, Findings& f) {
-  const std::uint64_t threshold = hb.quantile(q);
+  // The threshold comes from the pooled data, never from the baseline alone: a threshold at the
+  // baseline's own empirical quantile fixes the baseline's count at its expectation while the
+  // current count keeps its full binomial spread, which biases the test towards "worse" (two
+  // identical back-to-back runs gated as regressed here). Pooled, both sides are treated alike.
+  // The quantile is lowered so that about 20 pooled samples lie above it: fewer cannot show a
+  // rate change at any useful alpha.
+  LatencyHistogram pooled = hb;
+  pooled.merge(hc);
+  const double n_pooled = static_cast<double>(pooled.count());
+  const double q_used = n_pooled > 0 ? std::min(q, std::max(0.5, 1.0 - 20.0 / n_pooled)) : q;
+  const std::uint64_t threshold = pooled.quantile(q_used);
   const stats::CountRange kb = stats::count_above(hb, threshold);
   const stats::CountRange kc = stats::count_above(hc, threshold);
   const std::uint64_t nb = hb.count(), nc = hc.count();
@@ -80,7 +90,7 @@ void exceedance_signal(const LatencyHistogram& hb, const LatencyHistogram& hc, d
              .p_value = rising ? up.p_value : down.p_value,
              .ci_low = both.ratio_low,
              .ci_high = both.ratio_high};
-  e.detail = "samples above baseline's " + fmt::quantile_name(q) + " (" +
+  e.detail = "samples above the pooled " + fmt::quantile_name(q_used) + " (" +
              fmt::ns(static_cast<double>(threshold)) + "): baseline " + std::to_string(kb.high) +
              " of " + std::to_string(nb) + ", current " + std::to_string(kc.low) + " of " +
              std::to_string(nc) + ", rate ratio " + fmt::num(both.ratio) + " " +
