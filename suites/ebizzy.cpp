@@ -102,13 +102,7 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
               {"thread_class", "nonrt"}};
   c.metrics.push_back(rtgate::Metric::throughput("records_rate", "records/s", g.ops_per_s()));
   c.metrics.push_back(rtgate::Metric::count("records", static_cast<double>(g.ops), "records"));
-  wl::add_cpu_metrics(c, {g.cpu});
-  probe.add_metrics(c);
-  result.cases.push_back(std::move(c));
-  if (!g.error.empty()) {
-    result.status = rtgate::SuiteStatus::kError;
-    result.reason = g.error;
-  }
+  wl::finish_case(result, std::move(c), g, probe);
   return result;
 }
 

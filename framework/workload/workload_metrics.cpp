@@ -27,4 +27,14 @@ void add_cpu_metrics(Case& c, const std::vector<CpuUsage>& used) {
   c.metrics.push_back(duration_metric("cpu_sys_s", "s", std::move(sys)));
 }
 
+void finish_case(SuiteResult& result, Case c, const GroupRun& g, WorkloadProbe& probe) {
+  add_cpu_metrics(c, {g.cpu});
+  probe.add_metrics(c);
+  result.cases.push_back(std::move(c));
+  if (!g.error.empty()) {
+    result.status = SuiteStatus::kError;
+    result.reason = g.error;
+  }
+}
+
 }  // namespace rtgate::workload

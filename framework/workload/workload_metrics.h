@@ -6,6 +6,8 @@
 
 #include "framework/measure/cpu_usage.h"
 #include "framework/report/report.h"
+#include "framework/workload/worker_group.h"
+#include "framework/workload/workload_probe.h"
 
 namespace rtgate::workload {
 
@@ -18,5 +20,8 @@ Metric with_samples(Metric m, std::vector<double> samples);
 
 // "cpu_usr_s" and "cpu_sys_s": user and system CPU time in seconds, one sample per element.
 void add_cpu_metrics(Case& c, const std::vector<CpuUsage>& used);
+// The common end of a single-group workload case: CPU time, the probe's latency, the case into
+// the result, and the group's error (if any) as the suite's status.
+void finish_case(SuiteResult& result, Case c, const GroupRun& g, WorkloadProbe& probe);
 
 }  // namespace rtgate::workload
