@@ -108,7 +108,15 @@ class alignas(64) QSpinLock {
 
   void unlock() noexcept {
     RTGATE_TSAN_PRE_UNLOCK(this, 0);
+#if defined(__x86_64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    // Like the kernel's queued_spin_unlock: a release store of 0 to the locked byte alone (the
+    // lowest-addressed byte here), not an RMW on the word. Only the holder writes that byte;
+    // everyone else changes the word with RMWs, and x86 keeps mixed-size accesses coherent.
+    // This is outside ISO C++ (mixed-size atomics), hence the GCC builtin and the guard.
+    __atomic_store_n(reinterpret_cast<std::uint8_t*>(&word_), std::uint8_t{0}, __ATOMIC_RELEASE);
+#else
     word_.fetch_sub(kLocked, std::memory_order_release);
+#endif
     RTGATE_TSAN_POST_UNLOCK(this, 0);
   }
 
