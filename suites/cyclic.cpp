@@ -52,13 +52,6 @@ std::optional<rtgate::rt::Policy> policy_from(const std::string& s) {
   return std::nullopt;
 }
 
-rtgate::SuiteResult fail(rtgate::SuiteStatus status, std::string why) {
-  rtgate::SuiteResult r;
-  r.status = status;
-  r.reason = std::move(why);
-  return r;
-}
-
 rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
   std::vector<int> cpus = ctx.cpus();
   if (const std::string& sel = p.get_string("cpus"); sel != "all") {
@@ -66,9 +59,10 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
     std::vector<int> chosen;
     for (int cpu : *wanted) {
       if (std::find(cpus.begin(), cpus.end(), cpu) == cpus.end()) {
-        return fail(rtgate::SuiteStatus::kSkipped,
-                    "CPU " + std::to_string(cpu) +
-                        " is not available (usable: " + rtgate::rt::format_cpu_list(cpus) + ")");
+        return rtgate::SuiteResult::ended(
+            rtgate::SuiteStatus::kSkipped,
+            "CPU " + std::to_string(cpu) +
+                " is not available (usable: " + rtgate::rt::format_cpu_list(cpus) + ")");
       }
       chosen.push_back(cpu);
     }

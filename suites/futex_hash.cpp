@@ -34,9 +34,7 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
 
   wl::WorkloadProbe probe(p, ctx, ctx.duration_ns());
   if (std::string why = probe.start(); !why.empty()) {
-    result.status = rtgate::SuiteStatus::kSkipped;
-    result.reason = why;
-    return result;
+    return rtgate::SuiteResult::ended(rtgate::SuiteStatus::kSkipped, why);
   }
   const wl::GroupRun g = wl::run_group(
       ctx,

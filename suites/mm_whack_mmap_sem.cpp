@@ -33,10 +33,7 @@ namespace wl = rtgate::workload;
 constexpr std::uint64_t kBatch = 1024;
 
 rtgate::SuiteResult skipped(std::string why) {
-  rtgate::SuiteResult r;
-  r.status = rtgate::SuiteStatus::kSkipped;
-  r.reason = std::move(why);
-  return r;
+  return rtgate::SuiteResult::ended(rtgate::SuiteStatus::kSkipped, std::move(why));
 }
 
 rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {

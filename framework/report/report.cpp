@@ -144,6 +144,13 @@ const Metric* Case::find(const std::string& metric_name) const {
   return const_cast<Case*>(this)->find(metric_name);
 }
 
+SuiteResult SuiteResult::ended(SuiteStatus status, std::string reason) {
+  SuiteResult r;
+  r.status = status;
+  r.reason = std::move(reason);
+  return r;
+}
+
 Case* SuiteResult::find(const std::string& case_name) {
   for (Case& c : cases) {
     if (c.name == case_name) return &c;

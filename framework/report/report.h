@@ -94,6 +94,9 @@ struct SuiteResult {
   std::vector<Case> cases;
   std::vector<load::LoadReport> loads;  // the --load that ran beside it, one entry per item and run
 
+  // A result that ends with `status` and its reason and no cases (skipped, error).
+  static SuiteResult ended(SuiteStatus status, std::string reason);
+
   Case* find(const std::string& case_name);
   // Folds the cases of another run into this one (metrics merged by name).
   void merge_run(const SuiteResult& run);
