@@ -17,7 +17,8 @@ std::string figure(const gate::MetricVerdict& m, double v) {
 
 bool significant(const gate::MetricVerdict& m) {
   return std::any_of(m.evidence.begin(), m.evidence.end(), [](const gate::Evidence& e) {
-    return e.indicates == gate::Verdict::kRegressed || e.indicates == gate::Verdict::kImproved;
+    return e.deciding &&
+           (e.indicates == gate::Verdict::kRegressed || e.indicates == gate::Verdict::kImproved);
   });
 }
 
@@ -120,6 +121,7 @@ nlohmann::ordered_json gate_json(const gate::GateReport& report) {
                                   {"ci_low", num(e.ci_low)},
                                   {"ci_high", num(e.ci_high)},
                                   {"indicates", gate::to_string(e.indicates)},
+                                  {"deciding", e.deciding},
                                   {"detail", e.detail}});
       }
       js["metrics"].push_back(std::move(jm));

@@ -60,6 +60,12 @@ ojson param_json(const ParamValue& v) {
   return std::visit([](const auto& x) { return ojson(x); }, v);
 }
 
+ojson latency_summary_json(const LatencySummary& s) {
+  return {{"count", s.count}, {"min", s.min},   {"mean", s.mean}, {"stddev", s.stddev},
+          {"p50", s.p50},     {"p90", s.p90},   {"p99", s.p99},   {"p999", s.p999},
+          {"p9999", s.p9999}, {"max", s.max},   {"overflow", s.overflow}};
+}
+
 ojson metric_json(const Metric& m) {
   ojson j;
   j["name"] = m.name;
@@ -67,11 +73,9 @@ ojson metric_json(const Metric& m) {
   j["unit"] = m.unit;
   j["better"] = to_string(m.better);
   if (m.histogram) {
-    const LatencySummary s = LatencySummary::of(*m.histogram);
-    j["summary"] = {{"count", s.count},   {"min", s.min},          {"mean", s.mean},
-                    {"stddev", s.stddev}, {"p50", s.p50},          {"p90", s.p90},
-                    {"p99", s.p99},       {"p999", s.p999},        {"p9999", s.p9999},
-                    {"max", s.max},       {"overflow", s.overflow}};
+    j["summary"] = latency_summary_json(LatencySummary::of(*m.histogram));
+    j["runs"] = ojson::array();
+    for (const LatencySummary& r : m.runs) j["runs"].push_back(latency_summary_json(r));
   } else {
     const SampleSummary s = SampleSummary::of(m.samples);
     j["summary"] = {{"n", s.n},   {"hmean", s.hmean}, {"amean", s.amean}, {"stddev", s.stddev},

@@ -100,6 +100,23 @@ Hygiene hygiene_from(const json& j) {
   return h;
 }
 
+LatencySummary latency_summary_from(const json& s, const std::string& where) {
+  if (!s.is_object()) throw JsonError(where + ": expected an object");
+  LatencySummary r;
+  r.count = get<std::uint64_t>(s, "count", where);
+  r.min = get<std::uint64_t>(s, "min", where);
+  r.mean = get<double>(s, "mean", where);
+  r.stddev = get<double>(s, "stddev", where);
+  r.p50 = get<std::uint64_t>(s, "p50", where);
+  r.p90 = get<std::uint64_t>(s, "p90", where);
+  r.p99 = get<std::uint64_t>(s, "p99", where);
+  r.p999 = get<std::uint64_t>(s, "p999", where);
+  r.p9999 = get<std::uint64_t>(s, "p9999", where);
+  r.max = get<std::uint64_t>(s, "max", where);
+  r.overflow = get<std::uint64_t>(s, "overflow", where);
+  return r;
+}
+
 Metric metric_from(const json& j, const std::string& where) {
   Metric m;
   m.name = get<std::string>(j, "name", where);
@@ -130,6 +147,14 @@ Metric metric_from(const json& j, const std::string& where) {
       throw JsonError(hw + ": buckets do not match the log-linear layout or the count");
     }
     m.histogram = std::move(hist);
+    // Per-run summaries: absent in files written before they existed, which the gate then
+    // judges on pooled samples alone.
+    if (j.contains("runs")) {
+      std::size_t i = 0;
+      for (const json& r : array_field(j, "runs", where)) {
+        m.runs.push_back(latency_summary_from(r, where + ".runs[" + std::to_string(i++) + "]"));
+      }
+    }
   }
   return m;
 }

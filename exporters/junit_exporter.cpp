@@ -170,7 +170,9 @@ std::vector<JunitSuite> junit_from_gate(const gate::GateReport& report, const Ru
                     " " +
                     (std::isnan(m.change_pct) ? std::string() : gate::fmt::pct(m.change_pct)) +
                     " - " + m.reason;
-        for (const auto& e : m.evidence) c.body += e.test + ": " + e.detail + "\n";
+        for (const auto& e : m.evidence) {
+          c.body += e.test + (e.deciding ? "" : " (supporting)") + ": " + e.detail + "\n";
+        }
       }
       s.cases.push_back(std::move(c));
     }

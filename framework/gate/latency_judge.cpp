@@ -1,12 +1,15 @@
 #include "framework/gate/latency_judge.h"
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 
 #include "framework/gate/format.h"
 #include "framework/stats/histogram_ranks.h"
 #include "framework/stats/mann_whitney.h"
 #include "framework/stats/quantile_ci.h"
 #include "framework/stats/rate_test.h"
+#include "framework/stats/welch_t_test.h"
 
 namespace rtgate::gate {
 namespace {
@@ -140,6 +143,86 @@ void block_maxima_signal(const std::vector<double>& b, const std::vector<double>
   out.evidence.push_back(std::move(e));
 }
 
+// The run's own value of quantile q, for the quantiles a LatencySummary keeps.
+std::optional<double> run_quantile(const LatencySummary& s, double q) {
+  const std::pair<double, std::uint64_t> kept[] = {
+      {0.5, s.p50}, {0.9, s.p90}, {0.99, s.p99}, {0.999, s.p999}, {0.9999, s.p9999}};
+  for (const auto& [kq, v] : kept) {
+    if (std::fabs(kq - q) < 1e-12) return static_cast<double>(v);
+  }
+  return std::nullopt;
+}
+
+std::vector<double> log_run_values(const std::vector<LatencySummary>& runs, double q) {
+  std::vector<double> out;
+  for (const LatencySummary& r : runs) {
+    if (r.count > 0) out.push_back(std::log(std::max(1.0, *run_quantile(r, q))));
+  }
+  return out;
+}
+
+// The run as the unit of replication: each run's quantile q, compared by Welch's t-test on log
+// values (latency changes are multiplicative, and the log makes the effect a ratio of geometric
+// means). A run's quantile is a bucket's upper edge, known to 1/64 of its value, so each side's
+// variance is floored at that quantisation's (ln(1 + 1/64))^2 / 12: identical runs then compare
+// as equal instead of "exactly different".
+void run_quantile_signal(const std::vector<LatencySummary>& rb,
+                         const std::vector<LatencySummary>& rc, double q, double a, double floor,
+                         MetricVerdict& out, Findings& f) {
+  const std::vector<double> lb = log_run_values(rb, q), lc = log_run_values(rc, q);
+  const std::string name = fmt::quantile_name(q);
+  Evidence e{.test = "run_quantile"};
+  if (lb.size() < 2 || lc.size() < 2) {
+    e.indicates = Verdict::kInconclusive;
+    e.detail = name + " per run: fewer than 2 runs with samples on a side, not tested";
+    out.evidence.push_back(std::move(e));
+    return;
+  }
+  const double step = std::log1p(1.0 / LatencyHistogram::kSubCount);
+  const double var_floor = step * step / 12;
+  const stats::WelchResult up =
+      stats::welch_t_test(lc, lb, stats::Alternative::kGreater, 1 - a, var_floor);
+  const stats::WelchResult down =
+      stats::welch_t_test(lc, lb, stats::Alternative::kLess, 1 - a, var_floor);
+  const stats::WelchResult both =
+      stats::welch_t_test(lc, lb, stats::Alternative::kTwoSided, 1 - a, var_floor);
+  const double ratio = std::exp(both.mean_diff);
+  const double change = 100 * (ratio - 1);
+  auto range = [&](const std::vector<double>& logs) {
+    const auto [lo, hi] = std::minmax_element(logs.begin(), logs.end());
+    return fmt::ns(std::exp(*lo)) + ".." + fmt::ns(std::exp(*hi));
+  };
+  std::uint64_t fewest = UINT64_MAX;
+  for (const auto* runs : {&rb, &rc}) {
+    for (const LatencySummary& r : *runs) fewest = std::min(fewest, r.count);
+  }
+  e.p_value = change >= 0 ? up.p_value : down.p_value;
+  e.ci_low = std::exp(both.ci_low);
+  e.ci_high = std::exp(both.ci_high);
+  e.detail = name + " per run: baseline " + std::to_string(lb.size()) + " runs " + range(lb) +
+             ", current " + std::to_string(lc.size()) + " runs " + range(lc) +
+             ", geometric-mean ratio " + fmt::num(ratio) + " " +
+             fmt::interval(e.ci_low, e.ci_high, false) + ", " + fmt::p_value(e.p_value) +
+             " (Welch t on log values)";
+  if (static_cast<double>(fewest) * (1 - q) < 3) {
+    e.detail += "; a run has only " + std::to_string(fewest) + " samples, so its " + name +
+                " is near its max";
+  }
+  ++f.evaluated;
+  if (up.p_value < a && change > floor) {
+    e.indicates = Verdict::kRegressed;
+    f.worse.push_back(name + " per run x" + fmt::num(ratio) + " (" + fmt::p_value(up.p_value) +
+                      ", " + std::to_string(lc.size()) + " vs " + std::to_string(lb.size()) +
+                      " runs)");
+    if (std::isnan(f.headline_q)) f.headline_q = q;
+  } else if (down.p_value < a && -change > floor) {
+    e.indicates = Verdict::kImproved;
+    f.better.push_back(name + " per run x" + fmt::num(ratio) + " (" +
+                       fmt::p_value(down.p_value) + ")");
+  }
+  out.evidence.push_back(std::move(e));
+}
+
 }  // namespace
 
 void judge_latency(const Metric& base, const Metric& cur, const MetricPolicy& policy,
@@ -182,13 +265,48 @@ void judge_latency(const Metric& base, const Metric& cur, const MetricPolicy& po
                             .indicates = over_budget ? Verdict::kRegressed : Verdict::kUnchanged});
   }
 
-  const std::size_t tests = policy.quantiles.size() + 1 + 1;
-  const double a = policy.alpha / static_cast<double>(tests);
   const double floor = policy.latency_noise_floor_pct;
-  Findings f;
-  for (const double q : policy.quantiles) quantile_signal(hb, hc, q, a, floor, out, f);
-  exceedance_signal(hb, hc, q_top, a, floor, out, f);
-  block_maxima_signal(base.samples, cur.samples, a, floor, out, f);
+  const auto min_runs = static_cast<std::size_t>(policy.latency_min_runs);
+  const bool by_run = base.runs.size() >= min_runs && cur.runs.size() >= min_runs;
+  // Run by run: the per-run quantiles decide, at alpha / (number of quantiles); the pooled tests
+  // are still computed and shown as supporting evidence (`support`), since they see what runs
+  // cannot (a shift inside every run too small to beat the between-run spread).
+  // Pooled only (too few runs): the pooled tests decide, at alpha / (quantiles + 2).
+  const std::size_t pooled_tests = policy.quantiles.size() + 1 + 1;
+  const double a = policy.alpha / static_cast<double>(pooled_tests);
+  std::size_t run_tests = 0;
+  for (const double q : policy.quantiles) run_tests += run_quantile(LatencySummary{}, q) ? 1 : 0;
+  const double a_run = policy.alpha / static_cast<double>(std::max<std::size_t>(1, run_tests));
+  Findings f, support;
+  auto supporting = [&](auto&& signal) {
+    const std::size_t first = out.evidence.size();
+    signal(by_run ? support : f);
+    if (!by_run) return;
+    for (std::size_t i = first; i < out.evidence.size(); ++i) {
+      out.evidence[i].deciding = false;
+      out.evidence[i].detail = "pooled samples: " + out.evidence[i].detail;
+    }
+  };
+  for (const double q : policy.quantiles) {
+    if (by_run && run_quantile(LatencySummary{}, q)) {
+      run_quantile_signal(base.runs, cur.runs, q, a_run, floor, out, f);
+      supporting([&](Findings& into) { quantile_signal(hb, hc, q, a, floor, out, into); });
+    } else {
+      // A quantile the per-run summaries do not keep is judged on the pooled samples.
+      const std::size_t first = out.evidence.size();
+      quantile_signal(hb, hc, q, a, floor, out, f);
+      if (by_run) out.evidence[first].detail += " (not kept per run: judged on pooled samples)";
+    }
+  }
+  supporting([&](Findings& into) { exceedance_signal(hb, hc, q_top, a, floor, out, into); });
+  supporting(
+      [&](Findings& into) { block_maxima_signal(base.samples, cur.samples, a, floor, out, into); });
+  const std::string mode = by_run ? " (per-run quantiles over " + std::to_string(base.runs.size()) +
+                                        " vs " + std::to_string(cur.runs.size()) + " runs, alpha " +
+                                        fmt::num(policy.alpha) + " over " +
+                                        std::to_string(run_tests) + " tests)"
+                                  : " (pooled samples, alpha " + fmt::num(policy.alpha) +
+                                        " over " + std::to_string(pooled_tests) + " tests)";
 
   if (over_budget) {
     out.verdict = Verdict::kRegressed;
@@ -201,7 +319,7 @@ void judge_latency(const Metric& base, const Metric& cur, const MetricPolicy& po
   } else if (!f.worse.empty()) {
     out.verdict = Verdict::kRegressed;
     if (!std::isnan(f.headline_q)) headline(f.headline_q);
-    out.reason = join(f.worse);
+    out.reason = join(f.worse) + mode;
     if (!f.better.empty()) out.reason += "; although " + join(f.better);
   } else if (f.evaluated == 0) {
     out.verdict = Verdict::kInconclusive;
@@ -209,13 +327,16 @@ void judge_latency(const Metric& base, const Metric& cur, const MetricPolicy& po
                  ", current " + std::to_string(hc.count()) + ")";
   } else if (!f.better.empty()) {
     out.verdict = Verdict::kImproved;
-    out.reason = join(f.better);
+    out.reason = join(f.better) + mode;
   } else {
     out.verdict = Verdict::kUnchanged;
     out.reason = out.statistic + " " + fmt::ns(out.baseline) + " -> " + fmt::ns(out.current) +
                  " (" + fmt::pct(out.change_pct) + "): no change beyond the " + fmt::num(floor) +
-                 "% noise floor is significant (alpha " + fmt::num(policy.alpha) + " over " +
-                 std::to_string(tests) + " tests)";
+                 "% noise floor is significant" + mode;
+  }
+  if (by_run && out.verdict != Verdict::kRegressed && !support.worse.empty()) {
+    out.reason += "; the pooled samples differ (" + join(support.worse) +
+                  ") but not beyond the spread between runs";
   }
 }
 

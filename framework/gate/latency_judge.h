@@ -21,10 +21,19 @@
 // The raw max is compared only against a budget, never against the baseline's raw max: a single
 // outlier moves a quantile CI by at most one order statistic, an exceedance count by one, and one
 // block maximum, so the median block maximum (test 4's effect size) by at most one rank.
-// All tests treat the merged samples (and blocks) as independent. When the machine's state drifts
-// between runs (steal time, other jobs), back-to-back runs can differ by more than sampling noise,
-// and the gate reports that difference as real: gate on a quiet machine, or raise
-// latency_noise_floor_pct for a noisy one.
+// Tests 2-4 treat the merged samples (and blocks) as independent. They are not, across runs:
+// the machine's state drifts between runs (steal time, other jobs, cache and frequency state)
+// by more than the pooled samples' sampling error, and two back-to-back runs on an idle VM gated
+// as regressed on them. So when both sides have at least policy.latency_min_runs runs (default
+// 3), the run is the unit of replication:
+//  R. run_quantile: for each gated quantile that runs keep (p50, p90, p99, p99.9, p99.99), each
+//     run's own value, compared by Welch's t-test on log values with the histogram's 1/64
+//     resolution as a variance floor, at alpha / (number of such quantiles). Regressed when
+//     significant and the geometric-mean ratio moved beyond the noise floor.
+// Then R decides, and tests 2-4 on the pooled samples are still computed and shown as supporting
+// evidence (Evidence::deciding false); the reason says when they differ within the between-run
+// spread. The budget (1) decides in both modes. Results written before per-run summaries existed
+// are judged on the pooled tests.
 #pragma once
 
 #include "framework/gate/policy.h"

@@ -121,6 +121,8 @@ Policy policy_of(const YAML::Node& root, const std::string& origin) {
       p.max_baseline_cv_pct = pct_of(origin, v, k);
     } else if (k == "quantiles") {
       p.quantiles = quantile_list(origin, v, k);
+    } else if (k == "latency_min_runs") {
+      p.latency_min_runs = static_cast<int>(number(origin, v, k, 2, 1e6, "between 2 and 1000000"));
     } else if (k == "allow_env_mismatch") {
       p.allow_env_mismatch = boolean(origin, v, k);
     } else if (k == "allow_contaminated") {
@@ -152,7 +154,7 @@ Policy policy_of(const YAML::Node& root, const std::string& origin) {
       fail(origin, kv.first,
            "unknown setting '" + k +
                "' (known: alpha, noise_floor_pct, latency_noise_floor_pct, max_baseline_cv_pct, "
-               "quantiles, allow_env_mismatch, allow_contaminated, seed, bootstrap_resamples, "
+               "quantiles, latency_min_runs, allow_env_mismatch, allow_contaminated, seed, bootstrap_resamples, "
                "budgets_ns, metrics)");
     }
   }
@@ -185,6 +187,7 @@ MetricPolicy resolve(const Policy& policy, const std::string& suite, const std::
   mp.latency_noise_floor_pct = policy.latency_noise_floor_pct;
   mp.max_baseline_cv_pct = policy.max_baseline_cv_pct;
   mp.quantiles = policy.quantiles;
+  mp.latency_min_runs = policy.latency_min_runs;
   mp.gated = kind != MetricKind::kCount;
   mp.seed = policy.seed;
   mp.bootstrap_resamples = policy.bootstrap_resamples;

@@ -7,6 +7,7 @@
 //   latency_noise_floor_pct: 10    # latency: quantile, exceedance-rate and block-max change
 //   max_baseline_cv_pct: 20        # noisier baseline -> inconclusive
 //   quantiles: [0.99, 0.999]       # latency quantiles compared by order-statistic CIs
+//   latency_min_runs: 3            # with this many runs a side, latency is judged run by run
 //   allow_env_mismatch: false
 //   allow_contaminated: false      # true: judge runs that foreign RT threads disturbed
 //   seed: 1                        # bootstrap
@@ -55,6 +56,7 @@ struct Policy {
   double latency_noise_floor_pct = 10;
   double max_baseline_cv_pct = 20;
   std::vector<double> quantiles = {0.99, 0.999};
+  int latency_min_runs = 3;
   // "suite/metric" or "suite/case/metric" (or "suite") -> budget for the metric's exact max, ns.
   std::map<std::string, double> budgets_ns;
   std::map<std::string, Overrides> per_metric;  // the file's "metrics" section
@@ -74,6 +76,7 @@ struct MetricPolicy {
   double latency_noise_floor_pct = 10;
   double max_baseline_cv_pct = 20;
   std::vector<double> quantiles;
+  int latency_min_runs = 3;
   std::optional<double> budget_ns;
   bool gated = true;  // latency, throughput and duration by default; counts only when named
   std::uint64_t seed = 1;

@@ -30,8 +30,8 @@ Verdict worst(Verdict a, Verdict b);
 
 // One test or check behind a metric verdict.
 struct Evidence {
-  // "welch_t", "mann_whitney_u", "bootstrap_ratio", "budget", "quantile_ci", "exceedance_rate",
-  // "block_maxima".
+  // "welch_t", "mann_whitney_u", "bootstrap_ratio", "budget", "run_quantile", "quantile_ci",
+  // "exceedance_rate", "block_maxima".
   std::string test;
   double p_value = NAN;  // NaN for checks without one (budget, quantile_ci)
   // An interval, described in `detail`: the bootstrap's current/baseline ratio, current's
@@ -41,6 +41,9 @@ struct Evidence {
   // What this evidence alone indicates: kRegressed/kImproved when it fired, kUnchanged when it
   // did not, kInconclusive when it could not be evaluated (too few samples), kMissing never.
   Verdict indicates = Verdict::kUnchanged;
+  // false for supporting evidence: computed and shown, but not deciding the verdict (the
+  // pooled-sample latency tests when latency is judged run by run).
+  bool deciding = true;
 };
 
 struct MetricVerdict {

@@ -98,6 +98,7 @@ Metric Metric::latency(std::string name, LatencyHistogram h, std::vector<double>
   m.unit = "ns";
   m.better = Better::kLower;
   m.samples = std::move(block_maxima);
+  m.runs.push_back(LatencySummary::of(h));
   m.histogram = std::move(h);
   return m;
 }
@@ -124,6 +125,7 @@ Metric Metric::count(std::string name, double value, std::string unit) {
 
 void Metric::merge(const Metric& other) {
   samples.insert(samples.end(), other.samples.begin(), other.samples.end());
+  runs.insert(runs.end(), other.runs.begin(), other.runs.end());
   if (other.histogram) {
     if (histogram) {
       histogram->merge(*other.histogram);

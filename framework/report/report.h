@@ -59,6 +59,10 @@ struct Metric {
   // Latency: per-run or per-block maxima. Other kinds: one value per run.
   std::vector<double> samples;
   std::optional<LatencyHistogram> histogram;  // latency metrics only
+  // Latency metrics: each run's own summary, in run order (Metric::latency makes one, merge
+  // appends). The gate treats the run as the unit of replication: machine state drifts between
+  // runs by more than the pooled samples' sampling error, so quantiles are compared run by run.
+  std::vector<LatencySummary> runs;
 
   static Metric latency(std::string name, LatencyHistogram h, std::vector<double> block_maxima);
   static Metric throughput(std::string name, std::string unit, double value);

@@ -1,6 +1,7 @@
 #include "framework/stats/welch_t_test.h"
 
 #include <boost/math/distributions/students_t.hpp>
+#include <algorithm>
 #include <limits>
 
 #include "framework/stats/summary.h"
@@ -8,13 +9,14 @@
 namespace rtgate::stats {
 
 WelchResult welch_t_test(std::span<const double> x, std::span<const double> y,
-                         Alternative alternative, double confidence) {
+                         Alternative alternative, double confidence, double variance_floor) {
   WelchResult r;
   if (x.size() < 2 || y.size() < 2) return r;
   const double nx = static_cast<double>(x.size());
   const double ny = static_cast<double>(y.size());
   const double sx = stddev(x), sy = stddev(y);
-  const double vx = sx * sx / nx, vy = sy * sy / ny;
+  const double vx = std::max(sx * sx, variance_floor) / nx;
+  const double vy = std::max(sy * sy, variance_floor) / ny;
   r.mean_diff = amean(x) - amean(y);
   r.std_err = std::sqrt(vx + vy);
   constexpr double kInf = std::numeric_limits<double>::infinity();

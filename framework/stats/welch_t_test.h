@@ -23,8 +23,10 @@ struct WelchResult {
 // constant (std_err 0) the difference is known exactly: p is 1 if the means are equal, else 0 (R
 // stops with "data are essentially constant" there), df stays NaN and the interval is the point.
 // The p-value comes from boost::math::students_t.
+// variance_floor: each side's sample variance is taken as at least this, for values known only to
+// a resolution (a quantisation step q contributes q^2 / 12); 0 is the textbook test.
 WelchResult welch_t_test(std::span<const double> x, std::span<const double> y,
                          Alternative alternative = Alternative::kTwoSided,
-                         double confidence = 0.95);
+                         double confidence = 0.95, double variance_floor = 0);
 
 }  // namespace rtgate::stats

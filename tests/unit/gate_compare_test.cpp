@@ -171,6 +171,68 @@ TEST(GateLatency, NoHistogramIsInconclusive) {
   EXPECT_EQ(v.reason, "no latency samples on the current side");
 }
 
+// Runs of 20k samples, run r with its tail (the 0.2% stall component) scaled by scales[r].
+Metric runs_of(std::uint64_t seed, const std::vector<double>& scales) {
+  Metric m;
+  for (std::size_t r = 0; r < scales.size(); ++r) {
+    const Metric run = latency_of(seed * 100 + r, {.spike_scale = scales[r]}, 20'000, 2);
+    if (r == 0) {
+      m = run;
+    } else {
+      m.merge(run);
+    }
+  }
+  return m;
+}
+
+TEST(GateLatency, RunsAreTheUnitOfReplicationWhenBothSidesHaveEnough) {
+  const MetricVerdict v = judge(runs_of(1, {1, 1, 1, 1, 1}), runs_of(2, {2, 2, 2, 2, 2}));
+  EXPECT_EQ(v.verdict, Verdict::kRegressed) << v.reason;
+  EXPECT_NE(v.reason.find("p999 per run"), std::string::npos) << v.reason;
+  EXPECT_NE(v.reason.find("5 vs 5 runs"), std::string::npos) << v.reason;
+  int run_tests = 0;
+  for (const Evidence& e : v.evidence) {
+    if (e.test == "run_quantile") {
+      ++run_tests;
+      EXPECT_TRUE(e.deciding);
+    } else {
+      // The pooled tests are shown, as support only.
+      EXPECT_FALSE(e.deciding) << e.test;
+      EXPECT_EQ(e.detail.rfind("pooled samples: ", 0), 0u) << e.detail;
+    }
+  }
+  EXPECT_EQ(run_tests, 2);
+}
+
+TEST(GateLatency, APooledDifferenceWithinTheSpreadBetweenRunsIsUnchanged) {
+  // The baseline's runs drift (tail x0.6 .. x1.6, as back-to-back runs on a VM do); current's
+  // runs all sit at x1.3. Pooled, current's tail is heavier and the pooled tests fire; run by
+  // run current's geometric mean is about 30% up against a baseline spread of -40% .. +60%, which
+  // 5 runs cannot tell from drift.
+  const MetricVerdict v =
+      judge(runs_of(3, {0.6, 1.0, 1.6, 0.8, 1.3}), runs_of(4, {1.3, 1.3, 1.3, 1.3, 1.3}));
+  EXPECT_EQ(v.verdict, Verdict::kUnchanged) << v.reason;
+  EXPECT_NE(v.reason.find("not beyond the spread between runs"), std::string::npos) << v.reason;
+  // With too few runs for that policy, the same data is judged on the pooled samples.
+  Policy p;
+  p.latency_min_runs = 6;
+  const MetricVerdict pooled =
+      judge(runs_of(3, {0.6, 1.0, 1.6, 0.8, 1.3}), runs_of(4, {1.3, 1.3, 1.3, 1.3, 1.3}), p);
+  EXPECT_EQ(pooled.verdict, Verdict::kRegressed) << pooled.reason;
+  EXPECT_EQ(find_evidence(pooled, "run_quantile"), nullptr);
+}
+
+TEST(GateLatency, IdenticalRunsCompareAsEqualDespiteBucketEdges) {
+  // Every run has exactly the same quantiles (zero variance on both sides): the resolution floor
+  // keeps Welch from calling that "exactly different" or undefined.
+  const Metric one = latency_of(5, {}, 20'000, 2);
+  Metric b = one, c = one;
+  for (int r = 0; r < 4; ++r) b.merge(one), c.merge(one);
+  const MetricVerdict v = judge(b, c);
+  EXPECT_EQ(v.verdict, Verdict::kUnchanged) << v.reason;
+  EXPECT_DOUBLE_EQ(find_evidence(v, "run_quantile")->p_value, 0.5);
+}
+
 TEST(GateCompare, MissingAndNewAreRowsNotCrashes) {
   RunReport base = test::report_of({latency_of(1, {}, 1000), Metric::count("overruns", 0)});
   RunReport cur = base;

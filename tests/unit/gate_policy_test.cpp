@@ -35,6 +35,7 @@ noise_floor_pct: 3
 latency_noise_floor_pct: 15
 max_baseline_cv_pct: 10
 quantiles: [0.99, 0.999, 0.9999]
+latency_min_runs: 4
 allow_env_mismatch: true
 allow_contaminated: true
 seed: 42
@@ -48,6 +49,7 @@ metrics:
 )");
   EXPECT_EQ(p.alpha, 0.01);
   EXPECT_EQ(p.quantiles.size(), 3u);
+  EXPECT_EQ(p.latency_min_runs, 4);
   EXPECT_TRUE(p.allow_env_mismatch);
   EXPECT_TRUE(p.allow_contaminated);
   EXPECT_EQ(p.seed, 42u);
