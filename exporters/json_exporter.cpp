@@ -61,9 +61,9 @@ ojson param_json(const ParamValue& v) {
 }
 
 ojson latency_summary_json(const LatencySummary& s) {
-  return {{"count", s.count}, {"min", s.min},   {"mean", s.mean}, {"stddev", s.stddev},
-          {"p50", s.p50},     {"p90", s.p90},   {"p99", s.p99},   {"p999", s.p999},
-          {"p9999", s.p9999}, {"max", s.max},   {"overflow", s.overflow}};
+  return {{"count", s.count}, {"min", s.min}, {"mean", s.mean},        {"stddev", s.stddev},
+          {"p50", s.p50},     {"p90", s.p90}, {"p99", s.p99},          {"p999", s.p999},
+          {"p9999", s.p9999}, {"max", s.max}, {"overflow", s.overflow}};
 }
 
 ojson metric_json(const Metric& m) {

@@ -7,6 +7,8 @@
 // they can, holding it `nonrt_hold_ns`; for reader/writer locks a `write_ratio` of their
 // operations are writes, and the RT threads read or write as `rt_mode` says. `--load` runs
 // beside. The duration is split evenly over the locks.
+#include <unistd.h>
+
 #include <algorithm>
 #include <memory>
 #include <thread>
@@ -35,14 +37,16 @@ struct Config {
 
 // One RT thread's recorders, allocated before it starts.
 struct RtSide {
-  RtSide(const Config& c, std::size_t blocks, rtgate::LiveStats& live)
-      : wakeup(c.interval_ns, 1'000'000'000, blocks, live) {}
+  RtSide(const Config& c, std::size_t blocks, rtgate::LiveStats& live_)
+      : live(live_), wakeup(c.interval_ns, 1'000'000'000, blocks, live_) {}
+  rtgate::LiveStats& live;
   rtgate::PeriodicRecorder wakeup;
   rtgate::LatencyHistogram acquire, release;
 };
 
 void rt_loop(RtSide& s, AnyLock& lock, const Config& c, std::int64_t start, std::int64_t end,
              const std::atomic<bool>& stop) {
+  s.live.tid.store(gettid(), std::memory_order_relaxed);
   s.wakeup.start(start);
   std::int64_t next = start + c.interval_ns;
   while (next <= end && !stop.load(std::memory_order_relaxed)) {
@@ -58,6 +62,8 @@ void rt_loop(RtSide& s, AnyLock& lock, const Config& c, std::int64_t start, std:
     s.acquire.record(t1 - t0);
     s.release.record(rtgate::monotonic_ns() - t2);
   }
+  // Done: the watchdog stops watching it (later lock cases run long after this one ends).
+  s.live.done.store(true, std::memory_order_relaxed);
 }
 
 // A non-RT hammer: xorshift decides read or write, so the mix is exact on average and cheap.

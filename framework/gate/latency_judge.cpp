@@ -217,8 +217,8 @@ void run_quantile_signal(const std::vector<LatencySummary>& rb,
     if (std::isnan(f.headline_q)) f.headline_q = q;
   } else if (down.p_value < a && -change > floor) {
     e.indicates = Verdict::kImproved;
-    f.better.push_back(name + " per run x" + fmt::num(ratio) + " (" +
-                       fmt::p_value(down.p_value) + ")");
+    f.better.push_back(name + " per run x" + fmt::num(ratio) + " (" + fmt::p_value(down.p_value) +
+                       ")");
   }
   out.evidence.push_back(std::move(e));
 }
@@ -305,8 +305,8 @@ void judge_latency(const Metric& base, const Metric& cur, const MetricPolicy& po
                                         " vs " + std::to_string(cur.runs.size()) + " runs, alpha " +
                                         fmt::num(policy.alpha) + " over " +
                                         std::to_string(run_tests) + " tests)"
-                                  : " (pooled samples, alpha " + fmt::num(policy.alpha) +
-                                        " over " + std::to_string(pooled_tests) + " tests)";
+                                  : " (pooled samples, alpha " + fmt::num(policy.alpha) + " over " +
+                                        std::to_string(pooled_tests) + " tests)";
 
   if (over_budget) {
     out.verdict = Verdict::kRegressed;
