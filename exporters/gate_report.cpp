@@ -85,6 +85,9 @@ std::string render_gate_table(const gate::GateReport& report, TableFormat format
   if (report.environment_mismatch) {
     out += "environments are not comparable (use --allow-env-mismatch to judge anyway)\n";
   }
+  out += "alpha " + gate::fmt::num(report.alpha) + " for the gate: " +
+         std::to_string(report.judged_metrics) + " metrics judged, each at alpha " +
+         gate::fmt::num(report.metric_alpha) + "\n";
   out += std::string("verdict: ") + gate::to_string(report.overall) + "\n";
   return out;
 }
@@ -97,6 +100,9 @@ nlohmann::ordered_json gate_json(const gate::GateReport& report) {
   j["verdict"] = gate::to_string(report.overall);
   j["environment_mismatch"] = report.environment_mismatch;
   j["environment_differences"] = report.environment_differences;
+  j["alpha"] = report.alpha;
+  j["judged_metrics"] = report.judged_metrics;
+  j["metric_alpha"] = report.metric_alpha;
   j["suites"] = ojson::array();
   for (const auto& s : report.suites) {
     ojson js{{"name", s.suite},    {"verdict", gate::to_string(s.verdict)},

@@ -70,6 +70,15 @@ std::optional<SuiteResult> run_once(const SelectedSuite& sel, const RunOptions& 
   }
   auto state = std::make_shared<RunState>(opt.duration_s, cpus, index, opt.runs);
   std::future<SuiteResult> done = state->result.get_future();
+  const std::string& name = sel.suite->name.value;
+  if (opt.on_run) opt.on_run(name, &state->ctx);
+  struct Unhook {
+    const RunOptions& opt;
+    const std::string& name;
+    ~Unhook() {
+      if (opt.on_run) opt.on_run(name, nullptr);
+    }
+  } unhook{opt, name};
   std::thread worker([state, &sel] {
     try {
       state->result.set_value(sel.suite->run(sel.params, state->ctx));

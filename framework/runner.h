@@ -10,6 +10,7 @@
 #include "framework/params.h"
 #include "framework/registry.h"
 #include "framework/report/report.h"
+#include "framework/run_context.h"
 
 namespace rtgate {
 
@@ -26,6 +27,9 @@ struct RunOptions {
   double watchdog_s = 10;   // a measuring thread silent this long ends its suite with "error"
   bool progress = false;    // live progress line on stdout (the CLI enables it on a TTY)
   std::string load;         // --load spec, run beside every suite run ("" = none)
+  // Called from the runner's thread with each run's context when the run starts, and with nullptr
+  // before the context goes away, for live views (rtgate serve). Never called on a measured path.
+  std::function<void(const std::string& suite, RunContext* ctx)> on_run;
 };
 
 struct RunOutcome {

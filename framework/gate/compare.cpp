@@ -1,5 +1,7 @@
 #include "framework/gate/compare.h"
 
+#include <algorithm>
+
 #include "framework/gate/environment_diff.h"
 #include "framework/gate/latency_judge.h"
 #include "framework/gate/sample_judge.h"
@@ -149,6 +151,27 @@ SuiteVerdict compare_suite(const SuiteResult& bs, const SuiteResult& cs, const P
   return out;
 }
 
+// The metrics compare() will judge: on both sides, in suites neither side skipped, gated.
+int count_judged(const RunReport& base, const RunReport& cur, const Policy& policy) {
+  int n = 0;
+  for (const SuiteResult& bs : base.suites) {
+    const SuiteResult* cs = find_suite(cur, bs.name);
+    if (cs == nullptr || bs.status == SuiteStatus::kSkipped ||
+        cs->status == SuiteStatus::kSkipped) {
+      continue;
+    }
+    for (const Case& bc : bs.cases) {
+      const Case* cc = find_case(*cs, bc.name);
+      if (cc == nullptr) continue;
+      for (const Metric& bm : bc.metrics) {
+        const Metric* cm = cc->find(bm.name);
+        if (cm != nullptr && resolve(policy, bs.name, bc.name, bm.name, cm->kind).gated) ++n;
+      }
+    }
+  }
+  return n;
+}
+
 }  // namespace
 
 MetricVerdict compare_metric(const std::string& suite, const std::string& case_name,
@@ -176,8 +199,14 @@ MetricVerdict compare_metric(const std::string& suite, const std::string& case_n
   return v;
 }
 
-GateReport compare(const RunReport& base, const RunReport& cur, const Policy& policy) {
+GateReport compare(const RunReport& base, const RunReport& cur, const Policy& given) {
   GateReport g;
+  Policy policy = given;
+  policy.judged_metrics = std::max(1, count_judged(base, cur, given));
+  g.judged_metrics = policy.judged_metrics;
+  g.alpha = policy.alpha;
+  g.metric_alpha =
+      policy.alpha_scope == AlphaScope::kGate ? policy.alpha / policy.judged_metrics : policy.alpha;
   const EnvironmentDiff env = diff_environments(base.environment, cur.environment);
   g.environment_differences = env.differences;
   g.environment_mismatch = env.mismatch && !policy.allow_env_mismatch;

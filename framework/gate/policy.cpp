@@ -121,6 +121,10 @@ Policy policy_of(const YAML::Node& root, const std::string& origin) {
       p.max_baseline_cv_pct = pct_of(origin, v, k);
     } else if (k == "quantiles") {
       p.quantiles = quantile_list(origin, v, k);
+    } else if (k == "alpha_scope") {
+      const std::string scope = v.IsScalar() ? v.as<std::string>() : "";
+      if (scope != "gate" && scope != "metric") fail(origin, v, "alpha_scope is gate or metric");
+      p.alpha_scope = scope == "gate" ? AlphaScope::kGate : AlphaScope::kMetric;
     } else if (k == "latency_min_runs") {
       p.latency_min_runs = static_cast<int>(number(origin, v, k, 2, 1e6, "between 2 and 1000000"));
     } else if (k == "allow_env_mismatch") {
@@ -153,8 +157,8 @@ Policy policy_of(const YAML::Node& root, const std::string& origin) {
     } else {
       fail(origin, kv.first,
            "unknown setting '" + k +
-               "' (known: alpha, noise_floor_pct, latency_noise_floor_pct, max_baseline_cv_pct, "
-               "quantiles, latency_min_runs, allow_env_mismatch, allow_contaminated, seed, bootstrap_resamples, "
+               "' (known: alpha, alpha_scope, noise_floor_pct, latency_noise_floor_pct, "
+               "max_baseline_cv_pct, quantiles, latency_min_runs, allow_env_mismatch, allow_contaminated, seed, bootstrap_resamples, "
                "budgets_ns, metrics)");
     }
   }
@@ -197,6 +201,9 @@ MetricPolicy resolve(const Policy& policy, const std::string& suite, const std::
     if (auto b = policy.budgets_ns.find(key); b != policy.budgets_ns.end())
       mp.budget_ns = b->second;
     if (auto o = policy.per_metric.find(key); o != policy.per_metric.end()) apply(mp, o->second);
+  }
+  if (policy.alpha_scope == AlphaScope::kGate && policy.judged_metrics > 1) {
+    mp.alpha /= policy.judged_metrics;
   }
   return mp;
 }

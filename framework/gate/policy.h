@@ -2,7 +2,9 @@
 // latency budgets, and per-suite / per-metric overrides. Defaults need no file; a file is YAML
 // (yaml-cpp) or JSON (read by the same parser, JSON being YAML's flow style):
 //
-//   alpha: 0.05                    # per metric; latency splits it over its tests (Bonferroni)
+//   alpha: 0.05                    # the whole gate's false-regression rate (see alpha_scope)
+//   alpha_scope: gate              # gate: each of the m judged metrics is tested at alpha / m
+//                                  # (Bonferroni); metric: each metric at alpha
 //   noise_floor_pct: 5             # throughput/duration/count: |Hmean change| must exceed this
 //   latency_noise_floor_pct: 10    # latency: quantile, exceedance-rate and block-max change
 //   max_baseline_cv_pct: 20        # noisier baseline -> inconclusive
@@ -50,8 +52,16 @@ struct Overrides {
   std::optional<bool> gate;         // true: gate a count metric; false: report only
 };
 
+enum class AlphaScope { kGate, kMetric };
+
 struct Policy {
   double alpha = 0.05;
+  // kGate: alpha bounds the probability that a gate of identical systems reports any regression,
+  // so each of the m metrics judged is tested at alpha / m. A run of 16 locks has ~60 gated
+  // metrics; at alpha per metric, three of them would be "regressed" by chance in every gate.
+  AlphaScope alpha_scope = AlphaScope::kGate;
+  // Set by compare(): how many metrics it judges (the m above). 1 outside compare().
+  int judged_metrics = 1;
   double noise_floor_pct = 5;
   double latency_noise_floor_pct = 10;
   double max_baseline_cv_pct = 20;

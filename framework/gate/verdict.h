@@ -83,6 +83,10 @@ struct GateReport {
   std::vector<std::string> environment_differences;
   // CPU model, online CPUs, preempt model or cmdline differ and the policy does not allow it.
   bool environment_mismatch = false;
+  // The policy's alpha, how many metrics were judged, and the alpha each was tested at (alpha /
+  // judged_metrics with alpha_scope gate, else alpha).
+  double alpha = 0.05, metric_alpha = 0.05;
+  int judged_metrics = 0;
 };
 
 // DESIGN.md's exit codes: 1 regressed; 3 inconclusive (1 with fail_on_inconclusive, for a CI job
