@@ -12,6 +12,8 @@ PACKAGES=(
   rt-tests                         # cyclictest, the reference we cross-check against
   stress-ng                        # optional load for benchmarks
   util-linux bsdutils procps jq    # setpriv, script (non-root and TTY tests), JSON in scripts
+  prometheus-cpp-dev libcurl4-openssl-dev  # Prometheus export: core, pull (/metrics), push
+  prometheus prometheus-pushgateway curl   # real servers and promtool for the integration tests
 )
 
 missing=()

@@ -19,7 +19,8 @@ std::optional<RunReport> load_result(const std::string& path, const char* role) 
   }
 }
 
-int gate_and_report(const RunReport& base, const RunReport& cur, const GateInputs& in) {
+int gate_and_report(const RunReport& base, const RunReport& cur, const GateInputs& in,
+                    gate::GateReport* out) {
   gate::Policy policy;
   try {
     if (!in.policy_path.empty()) policy = gate::load_policy(in.policy_path);
@@ -33,6 +34,7 @@ int gate_and_report(const RunReport& base, const RunReport& cur, const GateInput
   }
   policy.allow_env_mismatch = policy.allow_env_mismatch || in.allow_env_mismatch;
   const gate::GateReport report = gate::compare(base, cur, policy);
+  if (out != nullptr) *out = report;
   std::fputs(render_gate_table(report, TableFormat::kTable).c_str(), stdout);
   if (!in.junit_path.empty()) {
     const std::string xml = render_junit(junit_from_gate(report, cur, in.fail_on_inconclusive));

@@ -21,6 +21,8 @@ std::optional<RunReport> load_result(const std::string& path, const char* role);
 
 // Loads and validates the policy against both reports, compares, prints the table to stdout,
 // writes JUnit if asked. Returns the exit code (0, 1, 3; 2 for a bad policy or JUnit path).
-int gate_and_report(const RunReport& base, const RunReport& cur, const GateInputs& in);
+// `out`, when given, receives the comparison (for exporters that carry verdicts).
+int gate_and_report(const RunReport& base, const RunReport& cur, const GateInputs& in,
+                    gate::GateReport* out = nullptr);
 
 }  // namespace rtgate::cli

@@ -1,0 +1,135 @@
+#include "cli/run_common.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "exporters/prometheus/textfile.h"
+#include "framework/atomic_file.h"
+#include "framework/bind_params.h"
+#include "framework/load/load.h"
+#include "framework/load/load_registry.h"
+#include "framework/rt/cpu_list.h"
+#include "framework/selection.h"
+
+namespace rtgate::cli {
+
+void add_run_options(CLI::App* cmd, RunArgs& a) {
+  cmd->add_option("selectors", a.selectors,
+                  "suite names, globs ('lock.*'), tag:NAME; -NAME excludes");
+  cmd->add_option("--exclude", a.excludes, "exclude suites (same as a -SELECTOR)");
+  cmd->add_option("-p,--param", a.params, "SUITE.KEY=VALUE or KEY=VALUE (see rtgate describe)");
+  cmd->add_option("--duration", a.duration_s, "seconds per run")
+      ->check(CLI::Range(0.1, 7 * 86400.0))
+      ->capture_default_str();
+  cmd->add_option("--runs", a.runs, "repetitions of each suite")
+      ->check(CLI::Range(1, 10000))
+      ->capture_default_str();
+  cmd->add_option("--cpus", a.cpus, "CPUs suites may use, e.g. 0-3,6 (default: all allowed)");
+  cmd->add_flag("--require-rt", a.require_rt,
+                "exit 4 instead of skipping when a suite cannot get SCHED_FIFO");
+  cmd->add_option("-o,--output", a.output, "write the result JSON here (atomically)");
+  cmd->add_option("--watchdog", a.watchdog_s,
+                  "seconds without progress before a measuring thread is declared stuck")
+      ->check(CLI::Range(0.5, 3600.0))
+      ->capture_default_str();
+  cmd->add_flag("--no-progress", a.no_progress, "no live progress line even on a TTY");
+  std::string kinds;
+  for (const auto& k : load::load_kinds()) kinds += "\n  " + k.usage + "  " + k.help;
+  cmd->add_option("--load", a.load,
+                  "load beside every suite run, e.g. cpu:2,fault:1,msg:1,io:1; kinds:" + kinds);
+  cmd->add_option("--push", a.push_url,
+                  "push the result to a Prometheus Pushgateway, http://HOST[:PORT] (one group "
+                  "per suite: job=rtgate, instance=HOST, suite)");
+  cmd->add_flag("--push-required", a.push_required,
+                "exit 4 when the push fails (default: warn; the JSON is written either way)");
+  cmd->add_option("--textfile", a.textfile_dir,
+                  "write DIR/rtgate.prom for node_exporter's textfile collector (atomically)");
+}
+
+int prepare(const RunArgs& a, Prepared* out,
+            const std::vector<std::pair<std::string, std::string>>& extra_writable) {
+  std::vector<std::string> sel = a.selectors;
+  for (const auto& x : a.excludes) sel.push_back("-" + x);
+  const Selection s = select_suites(Registry::instance().all(), sel, "tag:smoke");
+  if (!s.ok()) return print_error(s.error), kExitUsage;
+  if (s.suites.empty()) return print_error("the selection is empty"), kExitUsage;
+  std::string why;
+  auto bound = bind_params(s.suites, a.params, &why);
+  if (!bound) return print_error(why), kExitUsage;
+  out->selection = std::move(*bound);
+
+  RunOptions& opt = out->options;
+  opt.duration_s = a.duration_s;
+  opt.runs = a.runs;
+  opt.require_rt = a.require_rt;
+  opt.watchdog_s = a.watchdog_s;
+  opt.progress = !a.no_progress && isatty(STDOUT_FILENO);
+  if (!a.cpus.empty()) {
+    const auto cpus = rt::parse_cpu_list(a.cpus);
+    if (!cpus || cpus->empty())
+      return print_error("--cpus '" + a.cpus + "' is not a CPU list"), kExitUsage;
+    const std::vector<int> allowed = rt::allowed_cpus();
+    for (int cpu : *cpus) {
+      if (std::find(allowed.begin(), allowed.end(), cpu) == allowed.end()) {
+        print_error("--cpus: CPU " + std::to_string(cpu) +
+                    " is not available (usable: " + rt::format_cpu_list(allowed) + ")");
+        return kExitUsage;
+      }
+    }
+    opt.cpus = *cpus;
+  }
+  if (std::string why_load; !load::parse_load_spec(a.load, &why_load)) {
+    return print_error("--load: " + why_load), kExitUsage;
+  }
+  opt.load = a.load;
+  std::vector<std::pair<std::string, std::string>> writable = extra_writable;
+  writable.emplace_back("-o", a.output);
+  for (const auto& [flag, path] : writable) {
+    if (path.empty()) continue;
+    if (std::string w = check_writable(path); !w.empty()) {
+      return print_error(flag + ": " + w), kExitUsage;
+    }
+  }
+  if (!a.push_url.empty()) {
+    std::string why_url;
+    out->push = prom::parse_push_url(a.push_url, &why_url);
+    if (!out->push) return print_error("--push: " + why_url), kExitUsage;
+  } else if (a.push_required) {
+    return print_error("--push-required needs --push URL"), kExitUsage;
+  }
+  if (!a.textfile_dir.empty()) {
+    if (std::string w = prom::check_textfile_dir(a.textfile_dir); !w.empty()) {
+      return print_error("--textfile: " + w), kExitUsage;
+    }
+  }
+  return kExitOk;
+}
+
+int export_prometheus(const RunArgs& a, const Prepared& p, const RunReport& report,
+                      const gate::GateReport* gate) {
+  int rc = kExitOk;
+  if (!a.textfile_dir.empty()) {
+    if (const std::string w = prom::write_textfile(a.textfile_dir, report, gate); !w.empty()) {
+      print_error("--textfile: " + w);
+      rc = kExitFailed;
+    }
+  }
+  if (p.push) {
+    if (const std::string w = prom::push_report(*p.push, report, gate); !w.empty()) {
+      const std::string what = "push to " + a.push_url + " failed: " + w;
+      if (a.push_required) {
+        print_error(what);
+        rc = kExitEnvironment;
+      } else {
+        std::fprintf(stderr, "rtgate: warning: %s%s\n", what.c_str(),
+                     a.output.empty() ? "" : " (the result JSON is written)");
+      }
+    }
+  }
+  return rc;
+}
+
+}  // namespace rtgate::cli

@@ -1,0 +1,50 @@
+// What `run` and `serve` share: their options, the checks made before any suite runs (each
+// failure a one-line error and exit 2), and the Prometheus outputs (--push, --textfile).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "exporters/prometheus/pushgateway.h"
+#include "framework/gate/verdict.h"
+#include "framework/runner.h"
+
+namespace rtgate::cli {
+
+struct RunArgs {
+  std::vector<std::string> selectors, excludes, params;
+  double duration_s = 10;
+  int runs = 1;
+  std::string cpus;
+  bool require_rt = false;
+  std::string output;
+  double watchdog_s = 10;
+  bool no_progress = false;
+  std::string load;
+  std::string push_url;
+  bool push_required = false;
+  std::string textfile_dir;
+};
+
+// Adds the options above to `cmd`; `a` must outlive the app.
+void add_run_options(CLI::App* cmd, RunArgs& a);
+
+struct Prepared {
+  std::vector<SelectedSuite> selection;
+  RunOptions options;
+  std::optional<prom::PushTarget> push;
+};
+
+// Everything that can be refused is refused here, before any suite runs. Returns kExitOk or
+// kExitUsage (after printing the error). `extra_writable` are further (flag, path) outputs.
+int prepare(const RunArgs& a, Prepared* out,
+            const std::vector<std::pair<std::string, std::string>>& extra_writable = {});
+
+// Pushes and writes the textfile as asked. A failed push is a warning unless --push-required
+// (then exit 4); a failed textfile write is an error (exit 1). Returns kExitOk otherwise.
+int export_prometheus(const RunArgs& a, const Prepared& p, const RunReport& report,
+                      const gate::GateReport* gate);
+
+}  // namespace rtgate::cli

@@ -1,0 +1,229 @@
+#include "exporters/prometheus/prometheus_registry.h"
+
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/text_serializer.h>
+
+#include <array>
+#include <cctype>
+#include <chrono>
+#include <ctime>
+#include <set>
+
+namespace rtgate::prom {
+namespace {
+
+using prometheus::Labels;
+
+const std::set<std::string>& reserved_labels() {
+  static const std::set<std::string> names = {
+      "host", "kernel_release", "suite",   "case", "metric",   "le",      "quantile",
+      "unit", "status",         "verdict", "job",  "instance", "version", "preempt_model"};
+  return names;
+}
+
+// RFC 3339 UTC ("2026-11-29T23:26:57.123Z") to Unix seconds; 0 when it does not parse.
+double unix_seconds(const std::string& rfc3339) {
+  std::tm tm{};
+  const char* rest = strptime(rfc3339.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
+  if (rest == nullptr) return 0;
+  double frac = 0;
+  if (*rest == '.') frac = std::strtod(rest, nullptr);
+  return static_cast<double>(timegm(&tm)) + frac;
+}
+
+// Everything that names one metric of one case.
+Labels metric_labels(const SuiteResult& s, const Case& c, const Metric& m) {
+  Labels l = {{"suite", s.name}, {"case", c.name}, {"metric", m.name}};
+  for (const auto& [k, v] : c.labels) l[case_label_name(k)] = v;
+  return l;
+}
+
+Labels with(Labels l, const std::string& k, const std::string& v) {
+  l[k] = v;
+  return l;
+}
+
+class Families {
+ public:
+  Families(prometheus::Registry& r, prometheus::MetricFamily& quantiles_, const Environment& env)
+      : constant_{{"host", env.hostname}, {"kernel_release", env.kernel_release}},
+        run_info(gauge(r, "rtgate_run_info", "rtgate version and the measured kernel (value 1)")),
+        timestamp(gauge(r, "rtgate_run_timestamp_seconds", "Unix time the run finished")),
+        status(gauge(r, "rtgate_suite_status", "1 for the suite's status, 0 for the others")),
+        contaminated(gauge(r, "rtgate_suite_contaminated",
+                           "1 when foreign RT threads, steal or throttling disturbed the run")),
+        suite_duration(
+            gauge(r, "rtgate_suite_duration_seconds", "wall time of the suite, all runs")),
+        latency(prometheus::BuildHistogram()
+                    .Name("rtgate_latency_seconds")
+                    .Help("latency histogram of the result (all runs merged)")
+                    .Labels(constant_)
+                    .Register(r)),
+        latency_max(gauge(r, "rtgate_latency_max_seconds", "exact maximum latency")),
+        quantiles(quantiles_),
+        throughput(gauge(r, "rtgate_throughput", "throughput, harmonic mean over runs")),
+        duration(gauge(r, "rtgate_duration", "duration per run, arithmetic mean over runs")),
+        count(gauge(r, "rtgate_count_per_run",
+                    "a counted metric (overruns, missed periods, ...), arithmetic mean over runs")),
+        verdict(gauge(r, "rtgate_verdict", "1 for the gate's verdict on the metric")),
+        suite_verdict(gauge(r, "rtgate_suite_verdict", "1 for the gate's verdict on the suite")) {}
+
+  prometheus::Family<prometheus::Gauge>& gauge(prometheus::Registry& r, const std::string& name,
+                                               const std::string& help) {
+    return prometheus::BuildGauge().Name(name).Help(help).Labels(constant_).Register(r);
+  }
+
+  // A summary series: the exact quantiles, count and sum of a latency metric.
+  void add_quantiles(const Labels& labels, const LatencySummary& s) {
+    prometheus::ClientMetric m;
+    for (const auto& [k, v] : constant_) m.label.push_back({k, v});
+    for (const auto& [k, v] : labels) m.label.push_back({k, v});
+    m.summary.sample_count = s.count;
+    m.summary.sample_sum = s.mean * static_cast<double>(s.count) / 1e9;
+    for (const auto& [q, v] : {std::pair{0.5, s.p50}, std::pair{0.9, s.p90}, std::pair{0.99, s.p99},
+                               std::pair{0.999, s.p999}, std::pair{0.9999, s.p9999}}) {
+      m.summary.quantile.push_back({q, static_cast<double>(v) / 1e9});
+    }
+    quantiles.metric.push_back(std::move(m));
+  }
+
+  Labels constant_;
+  prometheus::Family<prometheus::Gauge>& run_info;
+  prometheus::Family<prometheus::Gauge>& timestamp;
+  prometheus::Family<prometheus::Gauge>& status;
+  prometheus::Family<prometheus::Gauge>& contaminated;
+  prometheus::Family<prometheus::Gauge>& suite_duration;
+  prometheus::Family<prometheus::Histogram>& latency;
+  prometheus::Family<prometheus::Gauge>& latency_max;
+  prometheus::MetricFamily& quantiles;
+  prometheus::Family<prometheus::Gauge>& throughput;
+  prometheus::Family<prometheus::Gauge>& duration;
+  prometheus::Family<prometheus::Gauge>& count;
+  prometheus::Family<prometheus::Gauge>& verdict;
+  prometheus::Family<prometheus::Gauge>& suite_verdict;
+};
+
+void add_metric(Families& f, const SuiteResult& s, const Case& c, const Metric& m) {
+  const Labels l = metric_labels(s, c, m);
+  if (m.kind == MetricKind::kLatency) {
+    if (!m.histogram) return;
+    const LatencySummary sum = LatencySummary::of(*m.histogram);
+    f.latency.Add(l, latency_bucket_bounds())
+        .ObserveMultiple(classic_bucket_counts(*m.histogram, latency_bucket_bounds()),
+                         sum.mean * static_cast<double>(sum.count) / 1e9);
+    f.latency_max.Add(l).Set(static_cast<double>(sum.max) / 1e9);
+    f.add_quantiles(l, sum);
+    return;
+  }
+  if (m.samples.empty()) return;
+  const SampleSummary sum = SampleSummary::of(m.samples);
+  const Labels lu = with(l, "unit", m.unit);
+  switch (m.kind) {
+    case MetricKind::kThroughput:
+      f.throughput.Add(lu).Set(sum.hmean);
+      break;
+    case MetricKind::kDuration:
+      f.duration.Add(lu).Set(sum.amean);
+      break;
+    default:
+      f.count.Add(lu).Set(sum.amean);
+  }
+}
+
+void add_verdicts(Families& f, const gate::SuiteVerdict& sv) {
+  constexpr std::array kVerdicts = {gate::Verdict::kImproved, gate::Verdict::kUnchanged,
+                                    gate::Verdict::kRegressed, gate::Verdict::kInconclusive,
+                                    gate::Verdict::kMissing};
+  for (const gate::Verdict v : kVerdicts) {
+    f.suite_verdict.Add({{"suite", sv.suite}, {"verdict", gate::to_string(v)}})
+        .Set(sv.verdict == v ? 1 : 0);
+    for (const gate::MetricVerdict& m : sv.metrics) {
+      if (!m.gated) continue;
+      f.verdict
+          .Add({{"suite", m.suite},
+                {"case", m.case_name},
+                {"metric", m.metric},
+                {"verdict", gate::to_string(v)}})
+          .Set(m.verdict == v ? 1 : 0);
+    }
+  }
+}
+
+}  // namespace
+
+const std::vector<double>& latency_bucket_bounds() {
+  static const std::vector<double> bounds = {1e-6, 2e-6, 5e-6, 1e-5, 2e-5, 5e-5, 1e-4, 2e-4,
+                                             5e-4, 1e-3, 2e-3, 5e-3, 1e-2, 2e-2, 5e-2, 1e-1};
+  return bounds;
+}
+
+std::string case_label_name(const std::string& key) {
+  std::string out = key.empty() ? "_" : key;
+  for (char& ch : out) {
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_') ch = '_';
+  }
+  if (std::isdigit(static_cast<unsigned char>(out[0]))) out = "_" + out;
+  if (out.rfind("__", 0) == 0 || reserved_labels().count(out)) out = "case_" + out;
+  return out;
+}
+
+std::vector<double> classic_bucket_counts(const LatencyHistogram& h,
+                                          const std::vector<double>& bounds_s) {
+  std::vector<double> counts(bounds_s.size() + 1, 0.0);
+  for (const Bucket& b : h.buckets()) {
+    // The bucket holds integers in [lower, upper - 1] ns: "certainly <= le" means upper - 1.
+    const double highest_s = static_cast<double>(b.upper_ns - 1) / 1e9;
+    std::size_t i = 0;
+    while (i < bounds_s.size() && highest_s > bounds_s[i] * (1 + 1e-12)) ++i;
+    counts[i] += static_cast<double>(b.count);
+  }
+  counts.back() += static_cast<double>(h.overflow());
+  return counts;
+}
+
+std::vector<prometheus::MetricFamily> ReportMetrics::Collect() const {
+  std::vector<prometheus::MetricFamily> out = registry->Collect();
+  out.push_back(quantiles);
+  return out;
+}
+
+std::shared_ptr<ReportMetrics> build_metrics(const RunReport& report, const gate::GateReport* gate,
+                                             const std::string& only_suite) {
+  auto metrics = std::make_shared<ReportMetrics>();
+  metrics->quantiles.name = "rtgate_latency_quantile_seconds";
+  metrics->quantiles.help = "exact latency quantiles from the fine histogram (all runs merged)";
+  metrics->quantiles.type = prometheus::MetricType::Summary;
+  Families f(*metrics->registry, metrics->quantiles, report.environment);
+  f.run_info
+      .Add({{"version", report.tool_version}, {"preempt_model", report.environment.preempt_model}})
+      .Set(1);
+  const double finished = unix_seconds(report.finished_at);
+  constexpr std::array kStatuses = {SuiteStatus::kPassed, SuiteStatus::kFailed,
+                                    SuiteStatus::kSkipped, SuiteStatus::kError};
+  for (const SuiteResult& s : report.suites) {
+    if (!only_suite.empty() && s.name != only_suite) continue;
+    f.timestamp.Add({{"suite", s.name}}).Set(finished);
+    for (const SuiteStatus st : kStatuses) {
+      f.status.Add({{"suite", s.name}, {"status", to_string(st)}}).Set(s.status == st ? 1 : 0);
+    }
+    f.contaminated.Add({{"suite", s.name}}).Set(s.contaminated ? 1 : 0);
+    f.suite_duration.Add({{"suite", s.name}}).Set(s.duration_s);
+    for (const Case& c : s.cases) {
+      for (const Metric& m : c.metrics) add_metric(f, s, c, m);
+    }
+  }
+  if (gate != nullptr) {
+    for (const gate::SuiteVerdict& sv : gate->suites) {
+      if (sv.gated && (only_suite.empty() || sv.suite == only_suite)) add_verdicts(f, sv);
+    }
+  }
+  return metrics;
+}
+
+std::string to_text(const prometheus::Collectable& metrics) {
+  return prometheus::TextSerializer().Serialize(metrics.Collect());
+}
+
+}  // namespace rtgate::prom

@@ -1,0 +1,21 @@
+// `--textfile DIR`: the result as DIR/rtgate.prom for node_exporter's textfile collector,
+// written atomically (temp file + rename, so the collector never reads half a file).
+#pragma once
+
+#include <string>
+
+#include "framework/gate/verdict.h"
+#include "framework/report/report.h"
+
+namespace rtgate::prom {
+
+inline constexpr const char* kTextfileName = "rtgate.prom";
+
+// "" when DIR is a writable directory, else why not (checked before any suite runs).
+std::string check_textfile_dir(const std::string& dir);
+
+// Writes DIR/rtgate.prom. Returns "" or a one-line error.
+std::string write_textfile(const std::string& dir, const RunReport& report,
+                           const gate::GateReport* gate = nullptr);
+
+}  // namespace rtgate::prom

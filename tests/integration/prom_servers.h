@@ -1,0 +1,63 @@
+// Real Prometheus and Pushgateway servers for the integration tests: Debian's binaries, started on
+// free loopback ports with temporary storage, stopped (SIGTERM) by the destructor. Tests that need
+// them skip when the binaries are absent, saying so.
+#pragma once
+
+#include <sys/types.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "tests/integration/process.h"
+
+namespace rtgate::test {
+
+// A port on 127.0.0.1 that was free a moment ago (bound to port 0, then closed).
+int free_loopback_port();
+
+// GET (curl) `url`; returns the body, or "" on failure (*status gets the HTTP code, 0 if none).
+std::string http_get(const std::string& url, int* status = nullptr);
+
+// A child process that runs until the object dies (SIGTERM, then SIGKILL after 5 s).
+class Background {
+ public:
+  Background(const std::vector<std::string>& argv, const std::string& log_path);
+  ~Background();
+  Background(const Background&) = delete;
+  Background& operator=(const Background&) = delete;
+  pid_t pid() const { return pid_; }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+// "" when Debian's prometheus, prometheus-pushgateway and promtool are installed, else which is
+// not.
+std::string missing_prometheus_binaries();
+
+class PrometheusStack {
+ public:
+  // Starts the Pushgateway, then Prometheus scraping it (honor_labels) and `serve_port` on
+  // 127.0.0.1 every second, evaluating `rule_file` every second. Waits until both are ready.
+  PrometheusStack(int serve_port, const std::string& rule_file);
+  ~PrometheusStack();
+
+  std::string pushgateway_url() const;  // http://127.0.0.1:PORT
+  std::string prometheus_url() const;
+  int prometheus_port() const { return prom_port_; }
+
+  // An instant query; the parsed API response ({"status": ..., "data": {...}}).
+  nlohmann::json query(const std::string& promql) const;
+  // The query's result vector (empty on error or no data).
+  nlohmann::json vector(const std::string& promql) const;
+  // Polls `promql` until it returns data or `timeout_s` passes.
+  nlohmann::json wait_for(const std::string& promql, double timeout_s = 20) const;
+
+ private:
+  TempDir dir_;
+  int push_port_, prom_port_;
+  std::unique_ptr<Background> pushgateway_, prometheus_;
+};
+
+}  // namespace rtgate::test
