@@ -158,7 +158,8 @@ Policy policy_of(const YAML::Node& root, const std::string& origin) {
       fail(origin, kv.first,
            "unknown setting '" + k +
                "' (known: alpha, alpha_scope, noise_floor_pct, latency_noise_floor_pct, "
-               "max_baseline_cv_pct, quantiles, latency_min_runs, allow_env_mismatch, allow_contaminated, seed, bootstrap_resamples, "
+               "max_baseline_cv_pct, quantiles, latency_min_runs, allow_env_mismatch, "
+               "allow_contaminated, seed, bootstrap_resamples, "
                "budgets_ns, metrics)");
     }
   }
