@@ -26,6 +26,18 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
+// What a shell command prints on stdout.
+std::string stdout_of(const std::string& cmd) {
+  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
+  std::string out;
+  if (pipe) {
+    char buf[4096];
+    std::size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, pipe.get())) > 0) out.append(buf, n);
+  }
+  return out;
+}
+
 bool wait_ready(const std::string& url, double timeout_s) {
   const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   while (std::chrono::steady_clock::now() < end) {
@@ -58,13 +70,7 @@ int free_loopback_port() {
 std::string http_get(const std::string& url, int* status) {
   // curl prints the body, then the status code on its own last line.
   const std::string cmd = "curl -s -m 10 -w '\\n%{http_code}' " + shell_quote(url);
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-  std::string out;
-  if (pipe) {
-    char buf[4096];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, pipe.get())) > 0) out.append(buf, n);
-  }
+  const std::string out = stdout_of(cmd);
   const std::size_t nl = out.rfind('\n');
   const int code = nl == std::string::npos ? 0 : std::atoi(out.c_str() + nl + 1);
   if (status != nullptr) *status = code;
@@ -157,13 +163,7 @@ std::string PrometheusStack::prometheus_url() const {
 nlohmann::json PrometheusStack::query(const std::string& promql) const {
   const std::string cmd = "curl -s -m 10 " + shell_quote(prometheus_url() + "/api/v1/query") +
                           " --data-urlencode " + shell_quote("query=" + promql);
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(cmd.c_str(), "r"), pclose);
-  std::string out;
-  if (pipe) {
-    char buf[4096];
-    std::size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, pipe.get())) > 0) out.append(buf, n);
-  }
+  const std::string out = stdout_of(cmd);
   return nlohmann::json::parse(out, nullptr, false);
 }
 
