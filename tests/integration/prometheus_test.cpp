@@ -3,6 +3,7 @@
 // and dashboard.json executed against what they stored. Skips, saying why, without the binaries.
 #include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include <set>
 #include <thread>
 
+#include "framework/rt/cpu_list.h"
 #include "framework/rt/rt_checks.h"
 #include "tests/integration/process.h"
 #include "tests/integration/prom_servers.h"
@@ -286,6 +288,48 @@ TEST(PrometheusTextfile, PromtoolAcceptsTheTextfile) {
   const std::string text((std::istreambuf_iterator<char>(lint)), std::istreambuf_iterator<char>());
   EXPECT_EQ(rc, 0) << text;
   EXPECT_EQ(text, "") << "promtool lint findings";
+}
+
+// The server's threads must not compete with the measurement as RT threads or on its CPU: with
+// --cpus 1 they are SCHED_OTHER and pinned to CPU 0 (what `taskset`/`chrt -p` would show).
+TEST(PrometheusServe, HttpThreadsAreOrdinaryAndOffTheMeasuredCpus) {
+  if (const std::string why = rt::probe_sched_fifo(); !why.empty()) GTEST_SKIP() << why;
+  if (rt::allowed_cpus().size() < 2) GTEST_SKIP() << "needs 2 CPUs";
+  const std::string listen = "127.0.0.1:" + std::to_string(free_loopback_port());
+  pid_t pid = 0;
+  ProcessResult serve;
+  std::thread runner([&] {
+    serve = run_rtgate({"serve", "cyclic", "--cpus", "1", "-p", "cpus=1", "--duration", "3",
+                        "--every", "1h", "--listen", listen},
+                       {.timeout_s = 60, .on_start = [&](pid_t p) { pid = p; }});
+  });
+  int seen = 0;
+  for (int i = 0; i < 50 && seen == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (pid == 0) continue;
+    const std::string dir = "/proc/" + std::to_string(pid) + "/task";
+    std::error_code ec;
+    for (const auto& t : std::filesystem::directory_iterator(dir, ec)) {
+      std::ifstream comm(t.path() / "comm");
+      std::string name;
+      std::getline(comm, name);
+      if (name.rfind("civetweb", 0) != 0) continue;
+      ++seen;
+      std::ifstream status(t.path() / "status");
+      std::string line, cpus;
+      while (std::getline(status, line)) {
+        if (line.rfind("Cpus_allowed_list:", 0) == 0)
+          cpus = line.substr(line.find_last_of(" \t") + 1);
+      }
+      EXPECT_EQ(cpus, "0") << name;
+      const int policy = sched_getscheduler(std::stoi(t.path().filename().string()));
+      EXPECT_EQ(policy, SCHED_OTHER) << name;
+    }
+  }
+  EXPECT_GE(seen, 2) << "no civetweb threads found";
+  if (pid != 0) kill(pid, SIGINT);
+  runner.join();
+  EXPECT_EQ(serve.exit_code, 130) << serve.err;
 }
 
 TEST(PrometheusBadInput, UnreachablePushgatewayWarnsAndKeepsTheJson) {
