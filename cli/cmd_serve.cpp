@@ -52,7 +52,7 @@ std::optional<double> parse_every(const std::string& s) {
   return v * scale;
 }
 
-// HOST:PORT with a numeric port (0: any free one); nullopt otherwise.
+// HOST:PORT with a numeric port (0: any free one).
 bool valid_listen(const std::string& s) {
   const std::size_t colon = s.rfind(':');
   if (colon == std::string::npos || colon == 0) return false;

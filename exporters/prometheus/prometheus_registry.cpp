@@ -1,13 +1,11 @@
 #include "exporters/prometheus/prometheus_registry.h"
 
-#include <prometheus/counter.h>
 #include <prometheus/gauge.h>
 #include <prometheus/histogram.h>
 #include <prometheus/text_serializer.h>
 
 #include <array>
 #include <cctype>
-#include <chrono>
 #include <ctime>
 #include <set>
 
@@ -37,11 +35,6 @@ double unix_seconds(const std::string& rfc3339) {
 Labels metric_labels(const SuiteResult& s, const Case& c, const Metric& m) {
   Labels l = {{"suite", s.name}, {"case", c.name}, {"metric", m.name}};
   for (const auto& [k, v] : c.labels) l[case_label_name(k)] = v;
-  return l;
-}
-
-Labels with(Labels l, const std::string& k, const std::string& v) {
-  l[k] = v;
   return l;
 }
 
@@ -82,8 +75,7 @@ class Families {
     for (const auto& [k, v] : labels) m.label.push_back({k, v});
     m.summary.sample_count = s.count;
     m.summary.sample_sum = s.mean * static_cast<double>(s.count) / 1e9;
-    for (const auto& [q, v] : {std::pair{0.5, s.p50}, std::pair{0.9, s.p90}, std::pair{0.99, s.p99},
-                               std::pair{0.999, s.p999}, std::pair{0.9999, s.p9999}}) {
+    for (const auto& [q, v] : s.quantiles()) {
       m.summary.quantile.push_back({q, static_cast<double>(v) / 1e9});
     }
     quantiles.metric.push_back(std::move(m));
@@ -119,7 +111,8 @@ void add_metric(Families& f, const SuiteResult& s, const Case& c, const Metric& 
   }
   if (m.samples.empty()) return;
   const SampleSummary sum = SampleSummary::of(m.samples);
-  const Labels lu = with(l, "unit", m.unit);
+  Labels lu = l;
+  lu["unit"] = m.unit;
   switch (m.kind) {
     case MetricKind::kThroughput:
       f.throughput.Add(lu).Set(sum.hmean);

@@ -1,5 +1,8 @@
 #include "exporters/prometheus/serve_collectable.h"
 
+#include <prometheus/client_metric.h>
+#include <prometheus/metric_family.h>
+
 namespace rtgate::prom {
 namespace {
 

@@ -8,7 +8,6 @@
 #pragma once
 
 #include <prometheus/collectable.h>
-#include <prometheus/registry.h>
 
 #include <cstdint>
 #include <memory>

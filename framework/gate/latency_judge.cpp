@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
 
 #include "framework/gate/format.h"
 #include "framework/stats/histogram_ranks.h"
@@ -143,20 +142,23 @@ void block_maxima_signal(const std::vector<double>& b, const std::vector<double>
   out.evidence.push_back(std::move(e));
 }
 
-// The run's own value of quantile q, for the quantiles a LatencySummary keeps.
-std::optional<double> run_quantile(const LatencySummary& s, double q) {
-  const std::pair<double, std::uint64_t> kept[] = {
-      {0.5, s.p50}, {0.9, s.p90}, {0.99, s.p99}, {0.999, s.p999}, {0.9999, s.p9999}};
-  for (const auto& [kq, v] : kept) {
+bool kept_per_run(double q) {
+  return std::any_of(LatencySummary::kQuantiles.begin(), LatencySummary::kQuantiles.end(),
+                     [q](double k) { return std::fabs(k - q) < 1e-12; });
+}
+
+// The run's own value of quantile q (one that kept_per_run).
+double run_quantile(const LatencySummary& s, double q) {
+  for (const auto& [kq, v] : s.quantiles()) {
     if (std::fabs(kq - q) < 1e-12) return static_cast<double>(v);
   }
-  return std::nullopt;
+  return NAN;
 }
 
 std::vector<double> log_run_values(const std::vector<LatencySummary>& runs, double q) {
   std::vector<double> out;
   for (const LatencySummary& r : runs) {
-    if (r.count > 0) out.push_back(std::log(std::max(1.0, *run_quantile(r, q))));
+    if (r.count > 0) out.push_back(std::log(std::max(1.0, run_quantile(r, q))));
   }
   return out;
 }
@@ -275,7 +277,7 @@ void judge_latency(const Metric& base, const Metric& cur, const MetricPolicy& po
   const std::size_t pooled_tests = policy.quantiles.size() + 1 + 1;
   const double a = policy.alpha / static_cast<double>(pooled_tests);
   std::size_t run_tests = 0;
-  for (const double q : policy.quantiles) run_tests += run_quantile(LatencySummary{}, q) ? 1 : 0;
+  for (const double q : policy.quantiles) run_tests += kept_per_run(q) ? 1 : 0;
   const double a_run = policy.alpha / static_cast<double>(std::max<std::size_t>(1, run_tests));
   Findings f, support;
   auto supporting = [&](auto&& signal) {
@@ -288,7 +290,7 @@ void judge_latency(const Metric& base, const Metric& cur, const MetricPolicy& po
     }
   };
   for (const double q : policy.quantiles) {
-    if (by_run && run_quantile(LatencySummary{}, q)) {
+    if (by_run && kept_per_run(q)) {
       run_quantile_signal(base.runs, cur.runs, q, a_run, floor, out, f);
       supporting([&](Findings& into) { quantile_signal(hb, hc, q, a, floor, out, into); });
     } else {

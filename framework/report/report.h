@@ -5,10 +5,12 @@
 // "rtgate.result/1" JSON contract in DESIGN.md.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -42,6 +44,12 @@ struct LatencySummary {
   std::uint64_t max = 0;
   std::uint64_t overflow = 0;
   static LatencySummary of(const LatencyHistogram& h);
+
+  // The quantiles a summary keeps, and their values as (q, ns) pairs in the same order.
+  static constexpr std::array<double, 5> kQuantiles = {0.5, 0.9, 0.99, 0.999, 0.9999};
+  std::array<std::pair<double, std::uint64_t>, 5> quantiles() const {
+    return {{{0.5, p50}, {0.9, p90}, {0.99, p99}, {0.999, p999}, {0.9999, p9999}}};
+  }
 };
 
 // Summary of per-run samples (throughput, duration, count).

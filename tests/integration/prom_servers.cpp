@@ -51,21 +51,22 @@ bool wait_ready(const std::string& url, double timeout_s) {
 
 }  // namespace
 
-int free_loopback_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+LoopbackListener::LoopbackListener() : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
   socklen_t len = sizeof addr;
-  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    if (fd >= 0) close(fd);
+  if (fd_ < 0 || bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      listen(fd_, 1) != 0 || getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    if (fd_ >= 0) close(fd_);
     throw std::runtime_error("no free loopback port");
   }
-  close(fd);
-  return ntohs(addr.sin_port);
+  port_ = ntohs(addr.sin_port);
 }
+
+LoopbackListener::~LoopbackListener() { close(fd_); }
+
+int free_loopback_port() { return LoopbackListener().port(); }
 
 std::string http_get(const std::string& url, int* status) {
   // curl prints the body, then the status code on its own last line.

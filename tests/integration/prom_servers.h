@@ -13,7 +13,21 @@
 
 namespace rtgate::test {
 
-// A port on 127.0.0.1 that was free a moment ago (bound to port 0, then closed).
+// A socket listening on 127.0.0.1 at a port the kernel chose; closed by the destructor.
+class LoopbackListener {
+ public:
+  LoopbackListener();
+  ~LoopbackListener();
+  LoopbackListener(const LoopbackListener&) = delete;
+  LoopbackListener& operator=(const LoopbackListener&) = delete;
+  int port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+// A port on 127.0.0.1 that was free a moment ago (a LoopbackListener's, then closed).
 int free_loopback_port();
 
 // GET (curl) `url`; returns the body, or "" on failure (*status gets the HTTP code, 0 if none).

@@ -2,11 +2,8 @@
 // loopback ports, `rtgate run --push`, `rtgate serve`, and every PromQL expression of rules.yml
 // and dashboard.json executed against what they stored. Skips, saying why, without the binaries.
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/socket.h>
-#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -361,17 +358,13 @@ TEST(PrometheusBadInput, BadUrlsAndBusyPortsExit2WithOneLine) {
   EXPECT_NE(no_dir.err.find("--textfile: "), std::string::npos) << no_dir.err;
 
   // A port that is taken: serve names the address and exits 2 before running anything.
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(listen(fd, 1), 0);
-  socklen_t len = sizeof addr;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  const std::string busy = "127.0.0.1:" + std::to_string(ntohs(addr.sin_port));
-  const auto r = run_rtgate({"serve", "cyclic", "--listen", busy, "--every", "1m"});
-  close(fd);
+  std::string busy;
+  ProcessResult r;
+  {
+    const LoopbackListener taken;
+    busy = "127.0.0.1:" + std::to_string(taken.port());
+    r = run_rtgate({"serve", "cyclic", "--listen", busy, "--every", "1m"});
+  }
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("cannot listen on " + busy), std::string::npos) << r.err;
   for (const std::string bad : {"nonsense", "127.0.0.1:http"}) {
