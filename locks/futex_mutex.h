@@ -64,7 +64,7 @@ class alignas(64) FutexMutex {
     std::uint32_t seen = kFree;
     const bool won = word_.compare_exchange_strong(seen, kLocked, std::memory_order_acquire,
                                                    std::memory_order_relaxed);
-    RTGATE_TSAN_POST_LOCK(this, won ? RTGATE_TSAN_TRY : RTGATE_TSAN_TRY | RTGATE_TSAN_TRY_FAILED);
+    RTGATE_TSAN_POST_LOCK(this, RTGATE_TSAN_TRY_OUTCOME(won));
     return won;
   }
 

@@ -208,7 +208,7 @@ class alignas(64) PiMutex {
   [[nodiscard]] bool try_lock() noexcept {
     RTGATE_TSAN_PRE_LOCK(this, RTGATE_TSAN_TRY);
     const bool won = word_.try_lock(current_tid());
-    RTGATE_TSAN_POST_LOCK(this, won ? RTGATE_TSAN_TRY : RTGATE_TSAN_TRY | RTGATE_TSAN_TRY_FAILED);
+    RTGATE_TSAN_POST_LOCK(this, RTGATE_TSAN_TRY_OUTCOME(won));
     return won;
   }
 

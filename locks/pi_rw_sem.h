@@ -96,8 +96,7 @@ class alignas(64) BasicPiRwSem {
     const std::uint32_t me = current_tid();
     RTGATE_TSAN_PRE_LOCK(this, RTGATE_TSAN_READ | RTGATE_TSAN_TRY);
     const bool won = take_free_slot(me, me % kSlots);
-    RTGATE_TSAN_POST_LOCK(this, won ? RTGATE_TSAN_READ | RTGATE_TSAN_TRY
-                                    : RTGATE_TSAN_READ | RTGATE_TSAN_TRY | RTGATE_TSAN_TRY_FAILED);
+    RTGATE_TSAN_POST_LOCK(this, RTGATE_TSAN_READ | RTGATE_TSAN_TRY_OUTCOME(won));
     return won;
   }
 
@@ -145,7 +144,7 @@ class alignas(64) BasicPiRwSem {
         won = false;
       }
     }
-    RTGATE_TSAN_POST_LOCK(this, won ? RTGATE_TSAN_TRY : RTGATE_TSAN_TRY | RTGATE_TSAN_TRY_FAILED);
+    RTGATE_TSAN_POST_LOCK(this, RTGATE_TSAN_TRY_OUTCOME(won));
     return won;
   }
 

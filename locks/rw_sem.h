@@ -87,8 +87,7 @@ class alignas(64) RwSem {  // NOLINT(clang-analyzer-optin.performance.Padding): 
   [[nodiscard]] bool try_lock_shared() noexcept {
     RTGATE_TSAN_PRE_LOCK(this, RTGATE_TSAN_READ | RTGATE_TSAN_TRY);
     const bool won = read_fast();
-    RTGATE_TSAN_POST_LOCK(this, won ? RTGATE_TSAN_READ | RTGATE_TSAN_TRY
-                                    : RTGATE_TSAN_READ | RTGATE_TSAN_TRY | RTGATE_TSAN_TRY_FAILED);
+    RTGATE_TSAN_POST_LOCK(this, RTGATE_TSAN_READ | RTGATE_TSAN_TRY_OUTCOME(won));
     return won;
   }
 
@@ -131,7 +130,7 @@ class alignas(64) RwSem {  // NOLINT(clang-analyzer-optin.performance.Padding): 
                                              std::memory_order_relaxed);
       if (!won) release_writer(me);
     }
-    RTGATE_TSAN_POST_LOCK(this, won ? RTGATE_TSAN_TRY : RTGATE_TSAN_TRY | RTGATE_TSAN_TRY_FAILED);
+    RTGATE_TSAN_POST_LOCK(this, RTGATE_TSAN_TRY_OUTCOME(won));
     return won;
   }
 

@@ -46,7 +46,7 @@ class alignas(64) TasLock {
   [[nodiscard]] bool try_lock() noexcept {
     RTGATE_TSAN_PRE_LOCK(this, RTGATE_TSAN_TRY);
     const bool won = !locked_.exchange(true, std::memory_order_acquire);
-    RTGATE_TSAN_POST_LOCK(this, won ? RTGATE_TSAN_TRY : RTGATE_TSAN_TRY | RTGATE_TSAN_TRY_FAILED);
+    RTGATE_TSAN_POST_LOCK(this, RTGATE_TSAN_TRY_OUTCOME(won));
     return won;
   }
 

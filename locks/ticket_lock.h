@@ -63,7 +63,7 @@ class alignas(64) TicketLock {
     std::uint32_t expected = owner;
     const bool won = next_.compare_exchange_strong(expected, owner + 1, std::memory_order_relaxed,
                                                    std::memory_order_relaxed);
-    RTGATE_TSAN_POST_LOCK(this, won ? RTGATE_TSAN_TRY : RTGATE_TSAN_TRY | RTGATE_TSAN_TRY_FAILED);
+    RTGATE_TSAN_POST_LOCK(this, RTGATE_TSAN_TRY_OUTCOME(won));
     return won;
   }
 

@@ -28,3 +28,7 @@
 #define RTGATE_TSAN_TRY 0u
 #define RTGATE_TSAN_TRY_FAILED 0u
 #endif
+
+// The post-lock flags of a try_lock that won or lost.
+#define RTGATE_TSAN_TRY_OUTCOME(won) \
+  ((won) ? RTGATE_TSAN_TRY : RTGATE_TSAN_TRY | RTGATE_TSAN_TRY_FAILED)

@@ -68,7 +68,7 @@ class alignas(64) TtasLock {
     RTGATE_TSAN_PRE_LOCK(this, RTGATE_TSAN_TRY);
     const bool won = !locked_.load(std::memory_order_relaxed) &&
                      !locked_.exchange(true, std::memory_order_acquire);
-    RTGATE_TSAN_POST_LOCK(this, won ? RTGATE_TSAN_TRY : RTGATE_TSAN_TRY | RTGATE_TSAN_TRY_FAILED);
+    RTGATE_TSAN_POST_LOCK(this, RTGATE_TSAN_TRY_OUTCOME(won));
     return won;
   }
 
