@@ -34,6 +34,15 @@ ojson environment_json(const Environment& e) {
   return j;
 }
 
+ojson run_options_json(const RunOptionsRecord& o) {
+  return {{"duration_s", o.duration_s},
+          {"runs", o.runs},
+          {"cpus", o.cpus},
+          {"load", o.load},
+          {"watchdog_s", o.watchdog_s},
+          {"require_rt", o.require_rt}};
+}
+
 ojson hygiene_json(const Hygiene& h) {
   ojson j;
   j["foreign_rt_threads"] = ojson::array();
@@ -144,6 +153,9 @@ nlohmann::ordered_json to_json(const RunReport& report) {
   j["started_at"] = report.started_at;
   j["finished_at"] = report.finished_at;
   j["complete"] = report.complete;
+  // Only what was recorded: a report read from an older file and written again must not claim
+  // options it never had.
+  if (report.options.recorded) j["run_options"] = run_options_json(report.options);
   j["environment"] = environment_json(report.environment);
   j["suites"] = ojson::array();
   for (const SuiteResult& s : report.suites) j["suites"].push_back(suite_json(s));

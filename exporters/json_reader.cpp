@@ -73,6 +73,24 @@ Environment environment_from(const json& j) {
   return e;
 }
 
+// Absent in files written before rtgate recorded its options (recorded stays false); when
+// present, every field is required and typed, as the writer always writes them all.
+RunOptionsRecord run_options_from(const json& doc) {
+  RunOptionsRecord o;
+  const auto it = doc.find("run_options");
+  if (it == doc.end()) return o;
+  const std::string where = "run_options";
+  if (!it->is_object()) throw JsonError(where + ": expected an object");
+  o.duration_s = get<double>(*it, "duration_s", where);
+  o.runs = get<int>(*it, "runs", where);
+  o.cpus = get<std::string>(*it, "cpus", where);
+  o.load = get<std::string>(*it, "load", where);
+  o.watchdog_s = get<double>(*it, "watchdog_s", where);
+  o.require_rt = get<bool>(*it, "require_rt", where);
+  o.recorded = true;
+  return o;
+}
+
 Hygiene hygiene_from(const json& j) {
   Hygiene h;
   if (!j.is_object()) return h;
@@ -225,6 +243,7 @@ RunReport report_from_json(const json& doc) {
   r.started_at = get_or<std::string>(doc, "started_at", "");
   r.finished_at = get_or<std::string>(doc, "finished_at", "");
   r.complete = get<bool>(doc, "complete", "document");
+  r.options = run_options_from(doc);
   r.environment = environment_from(doc.value("environment", json::object()));
   const json& suites = array_field(doc, "suites", "document");
   for (std::size_t i = 0; i < suites.size(); ++i) {

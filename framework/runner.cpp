@@ -147,6 +147,18 @@ void assess_hygiene(SuiteResult& res, Hygiene h) {
   res.hygiene = std::move(h);
 }
 
+// What the result records of its options: the ones as given (not the CPUs they resolved to), so
+// that two results can be told apart by how they were asked for.
+RunOptionsRecord record_of(const RunOptions& opt) {
+  return {.duration_s = opt.duration_s,
+          .runs = opt.runs,
+          .cpus = rt::format_cpu_list(opt.cpus),
+          .load = opt.load,
+          .watchdog_s = opt.watchdog_s,
+          .require_rt = opt.require_rt,
+          .recorded = true};
+}
+
 }  // namespace
 
 RunOutcome run_suites(const std::vector<SelectedSuite>& selection, const RunOptions& opt,
@@ -155,6 +167,7 @@ RunOutcome run_suites(const std::vector<SelectedSuite>& selection, const RunOpti
   out.report.tool_version = RTGATE_VERSION;
   out.report.started_at = rfc3339_now();
   out.report.environment = capture_environment();
+  out.report.options = record_of(opt);
   out.report.complete = false;
   const rt::Readiness ready = rt::check_readiness();
   const std::vector<int> cpus = opt.cpus.empty() ? rt::allowed_cpus() : opt.cpus;

@@ -114,6 +114,19 @@ struct SuiteResult {
   void merge_run(const SuiteResult& run);
 };
 
+// The run options a result was measured with (RunOptions as the runner saw them), so the gate
+// can tell results measured differently apart. JSON: the top-level "run_options" object.
+struct RunOptionsRecord {
+  double duration_s = 0;
+  int runs = 0;
+  std::string cpus;  // as given to --cpus, in the kernel's list form; "" = every allowed CPU
+  std::string load;  // the --load spec; "" = none
+  double watchdog_s = 0;
+  bool require_rt = false;
+  // false for a result written before rtgate recorded its options: the fields above are unknown.
+  bool recorded = false;
+};
+
 struct RunReport {
   std::string schema = kResultSchema;
   std::string tool_version;
@@ -121,6 +134,7 @@ struct RunReport {
   std::string finished_at;  // RFC 3339, UTC
   bool complete = true;
   Environment environment;
+  RunOptionsRecord options;
   std::vector<SuiteResult> suites;
 };
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -111,6 +112,67 @@ TEST(JsonExporter, RoundTripPreservesEverything) {
   EXPECT_EQ(back.suites[0].hygiene.foreign_rt_threads.at(0).comm, "spinner");
   EXPECT_EQ(std::get<std::int64_t>(back.suites[0].params.at("interval_us")), 1000);
   EXPECT_EQ(std::get<bool>(back.suites[0].params.at("flag")), true);
+}
+
+TEST(JsonExporter, RunOptionsRoundTrip) {
+  RunReport r = sample_report();
+  r.options = {.duration_s = 2.5,
+               .runs = 7,
+               .cpus = "1-3",
+               .load = "cpu:2,fault:1",
+               .watchdog_s = 12,
+               .require_rt = true,
+               .recorded = true};
+  const auto j = to_json(r);
+  ASSERT_TRUE(j.contains("run_options"));
+  // Right after "complete", before "environment".
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : j.items()) keys.push_back(k);
+  const auto at = std::find(keys.begin(), keys.end(), "complete");
+  ASSERT_NE(at, keys.end());
+  ASSERT_NE(at + 1, keys.end());
+  EXPECT_EQ(*(at + 1), "run_options");
+  EXPECT_EQ(j["run_options"]["load"], "cpu:2,fault:1");
+  const RunReport back = report_from_json(nlohmann::json::parse(to_json_text(r)));
+  EXPECT_TRUE(back.options.recorded);
+  EXPECT_EQ(back.options.duration_s, 2.5);
+  EXPECT_EQ(back.options.runs, 7);
+  EXPECT_EQ(back.options.cpus, "1-3");
+  EXPECT_EQ(back.options.load, "cpu:2,fault:1");
+  EXPECT_EQ(back.options.watchdog_s, 12);
+  EXPECT_TRUE(back.options.require_rt);
+}
+
+TEST(JsonExporter, ADocumentWithoutRunOptionsLoadsAsNotRecorded) {
+  RunReport r = sample_report();
+  r.options.recorded = true;
+  auto doc = nlohmann::json::parse(to_json_text(r));
+  doc.erase("run_options");
+  const RunReport back = report_from_json(doc);
+  EXPECT_FALSE(back.options.recorded);
+  // Written again, it still claims no options.
+  EXPECT_FALSE(to_json(back).contains("run_options"));
+}
+
+TEST(JsonExporter, RunOptionsOfTheWrongTypeAreAnError) {
+  RunReport r = sample_report();
+  r.options.recorded = true;
+  const auto doc = nlohmann::json::parse(to_json_text(r));
+  auto wrong = doc;
+  wrong["run_options"]["cpus"] = 3;
+  try {
+    report_from_json(wrong);
+    FAIL();
+  } catch (const JsonError& e) {
+    EXPECT_NE(std::string(e.what()).find("run_options.cpus: wrong type"), std::string::npos)
+        << e.what();
+  }
+  wrong = doc;
+  wrong["run_options"] = "10s";
+  EXPECT_THROW(report_from_json(wrong), JsonError);
+  wrong = doc;
+  wrong["run_options"].erase("duration_s");
+  EXPECT_THROW(report_from_json(wrong), JsonError);
 }
 
 TEST(JsonExporter, ReaderRejectsWrongSchemaAndNamesMissingFields) {

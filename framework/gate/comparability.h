@@ -1,0 +1,37 @@
+// What makes two results not comparable apart from the machine (environment_diff.h): the suite
+// parameters, the run options that change what a metric means, the loads beside each suite, and
+// the result format. Each difference is one line "what: baseline -> current", for the gate to
+// list when it calls the comparison incomparable.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "framework/report/report.h"
+
+namespace rtgate::gate {
+
+// The parameters of one suite, by name (sorted), each "name: 1000 -> 200"; a parameter on one
+// side only is "name: (absent) -> 5". Values are compared exactly, except that an integer and a
+// double of the same value are equal (a JSON writer may print 1000 as 1000.0).
+std::vector<std::string> suite_param_differences(const SuiteResult& base, const SuiteResult& cur);
+
+struct RunOptionsDiff {
+  std::vector<std::string> differences;
+  // A side did not record what is compared (options.recorded false: an older rtgate; or no tool
+  // version): those comparisons were skipped, and the caller can say so.
+  bool unknown = false;
+};
+
+// In this order: schema, the tool's major version, then the options that change what a metric
+// means: duration_s (the per-run sample count, and so the per-run max), cpus and load. Runs is
+// not one (the statistics handle differing run counts), nor are watchdog_s and require_rt (they
+// decide whether a run happens, not what it measures). The options are compared only when both
+// sides recorded them.
+RunOptionsDiff run_option_differences(const RunReport& base, const RunReport& cur);
+
+// The loads that ran beside one suite, as the sorted unique list of their spec strings
+// (SuiteResult::loads[].spec): no entry when equal, else one "loads: 'cpu:2' -> (none)".
+std::vector<std::string> suite_load_differences(const SuiteResult& base, const SuiteResult& cur);
+
+}  // namespace rtgate::gate
