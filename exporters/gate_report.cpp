@@ -15,12 +15,7 @@ std::string figure(const gate::MetricVerdict& m, double v) {
   return gate::fmt::num(v) + (m.unit.empty() ? "" : " " + m.unit);
 }
 
-bool significant(const gate::MetricVerdict& m) {
-  return std::any_of(m.evidence.begin(), m.evidence.end(), [](const gate::Evidence& e) {
-    return e.deciding &&
-           (e.indicates == gate::Verdict::kRegressed || e.indicates == gate::Verdict::kImproved);
-  });
-}
+std::string signed_num(double v) { return (v >= 0 ? "+" : "") + gate::fmt::num(v); }
 
 std::vector<std::string> row(const gate::MetricVerdict& m) {
   return {m.suite,
@@ -30,15 +25,39 @@ std::vector<std::string> row(const gate::MetricVerdict& m) {
           figure(m, m.baseline),
           figure(m, m.current),
           std::isnan(m.change_pct) ? "-" : gate::fmt::pct(m.change_pct),
-          significant(m) ? "*" : "",
+          gate_effect_text(m),
+          gate_detectable_text(m),
+          m.decided_by.empty() ? "-" : m.decided_by,
           std::string(gate::to_string(m.verdict)) + (m.gated ? "" : " (not gated)")};
 }
 
 }  // namespace
 
+std::string gate_effect_text(const gate::MetricVerdict& m) {
+  if (std::isnan(m.effect)) return "-";
+  const std::string ci = std::isfinite(m.effect_low)
+                             ? " " + gate::fmt::interval(m.effect_low, m.effect_high, false)
+                             : "";
+  return m.ratio ? "x" + gate::fmt::num(m.effect) + ci : signed_num(m.effect) + "/run" + ci;
+}
+
+std::string gate_detectable_text(const gate::MetricVerdict& m) {
+  if (!std::isfinite(m.detectable)) return "-";
+  return m.ratio ? "x" + gate::fmt::num(m.detectable) : signed_num(m.detectable) + "/run";
+}
+
+std::string gate_metric_line(const gate::MetricVerdict& m) {
+  return (m.case_name.empty() ? "" : m.case_name + "/") + m.metric + ": " +
+         gate::to_string(m.verdict) + (m.gated ? "" : " (not gated)") + ", " + m.statistic + " " +
+         figure(m, m.baseline) + " -> " + figure(m, m.current) + ", change " + gate_effect_text(m) +
+         ", detectable " + gate_detectable_text(m) + ", decided by " +
+         (m.decided_by.empty() ? "-" : m.decided_by);
+}
+
 std::string render_gate_table(const gate::GateReport& report, TableFormat format) {
-  const std::vector<std::string> head = {"suite",   "case",   "metric", "stat",   "baseline",
-                                         "current", "change", "sig",    "verdict"};
+  const std::vector<std::string> head = {"suite",      "case",       "metric", "stat",
+                                         "baseline",   "current",    "change", "effect [CI]",
+                                         "detectable", "decided by", "verdict"};
   std::vector<std::vector<std::string>> rows;
   for (const auto& s : report.suites) {
     for (const auto& m : s.metrics) rows.push_back(row(m));
@@ -78,16 +97,26 @@ std::string render_gate_table(const gate::GateReport& report, TableFormat format
       if (m.verdict == gate::Verdict::kUnchanged || !m.gated) continue;
       out += s.suite + "/" + m.case_name + "/" + m.metric + ": " + gate::to_string(m.verdict) +
              ": " + m.reason + "\n";
-      for (const auto& e : m.evidence) out += "    " + e.test + ": " + e.detail + "\n";
+      for (const auto& e : m.evidence) {
+        out += "    " + e.test + (e.deciding ? " (decided)" : "") + ": " + e.detail + "\n";
+      }
     }
   }
+  for (const auto& d : report.incomparable) out += "incomparable: " + d + "\n";
   for (const auto& d : report.environment_differences) out += "environment differs: " + d + "\n";
   if (report.environment_mismatch) {
     out += "environments are not comparable (use --allow-env-mismatch to judge anyway)\n";
   }
-  out += "alpha " + gate::fmt::num(report.alpha) + " for the gate: " +
-         std::to_string(report.judged_metrics) + " metrics judged, each at alpha " +
-         gate::fmt::num(report.metric_alpha) + "\n";
+  out += "alpha " + gate::fmt::num(report.alpha) + " for the gate";
+  if (report.looks.max > 0) {
+    out += " (sequential: this look at " + std::to_string(report.looks.runs) +
+           " runs spends alpha " + gate::fmt::num(report.look_alpha) + " of a plan up to " +
+           std::to_string(report.looks.max) + " runs)";
+  }
+  out += ": " + std::to_string(report.judged_metrics) + " metrics judged, Holm over a family of " +
+         std::to_string(report.family) + "; unchanged = the " +
+         gate::fmt::num(100 * (1 - 2 * report.look_alpha)) +
+         "% CI of every statistic inside its floor\n";
   out += std::string("verdict: ") + gate::to_string(report.overall) + "\n";
   return out;
 }
@@ -102,7 +131,12 @@ nlohmann::ordered_json gate_json(const gate::GateReport& report) {
   j["environment_differences"] = report.environment_differences;
   j["alpha"] = report.alpha;
   j["judged_metrics"] = report.judged_metrics;
-  j["metric_alpha"] = report.metric_alpha;
+  j["family"] = report.family;
+  j["look_runs"] = report.looks.runs;
+  j["max_runs"] = report.looks.max;
+  j["look_alpha"] = report.look_alpha;
+  j["incomparable"] = report.incomparable;
+  j["open_metrics"] = report.open_metrics();
   j["suites"] = ojson::array();
   for (const auto& s : report.suites) {
     ojson js{{"name", s.suite},    {"verdict", gate::to_string(s.verdict)},
@@ -119,13 +153,28 @@ nlohmann::ordered_json gate_json(const gate::GateReport& report) {
                {"change_pct", num(m.change_pct)},
                {"verdict", gate::to_string(m.verdict)},
                {"gated", m.gated},
+               {"effect", num(m.effect)},
+               {"effect_low", num(m.effect_low)},
+               {"effect_high", num(m.effect_high)},
+               {"effect_is_ratio", m.ratio},
+               {"detectable", num(m.detectable)},
+               {"decided_by", m.decided_by},
+               {"p_worse", num(m.p_worse)},
+               {"p_better", num(m.p_better)},
+               {"level", num(m.level)},
                {"reason", m.reason},
                {"evidence", ojson::array()}};
       for (const auto& e : m.evidence) {
         jm["evidence"].push_back({{"test", e.test},
+                                  {"statistic", e.statistic},
                                   {"p_value", num(e.p_value)},
+                                  {"p_better", num(e.p_better)},
+                                  {"effect", num(e.effect)},
                                   {"ci_low", num(e.ci_low)},
                                   {"ci_high", num(e.ci_high)},
+                                  {"floor", num(e.floor)},
+                                  {"detectable", num(e.detectable)},
+                                  {"runs_needed", num(e.runs_needed)},
                                   {"indicates", gate::to_string(e.indicates)},
                                   {"deciding", e.deciding},
                                   {"detail", e.detail}});

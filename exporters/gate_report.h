@@ -11,10 +11,19 @@ namespace rtgate {
 
 enum class TableFormat { kTable, kMarkdown };
 
-// One row per metric: suite, case, metric, statistic, baseline, current, % change, a
-// significance mark ("*" when a test fired), and the verdict; then the reasons of every row that
-// is not unchanged, the environment differences and the overall verdict.
+// One row per metric: suite, case, metric, statistic, baseline, current, % change, the change
+// with its interval, the change this data could detect, the evidence that decided, and the
+// verdict; then the reason and evidence of every gated row that is not unchanged, what is
+// incomparable, the environment differences, the gate's alpha and family, and the verdict.
 std::string render_gate_table(const gate::GateReport& report, TableFormat format);
+
+// "x1.02 [0.95, 1.10]" (a ratio) or "+0.40/run [-1.2, 2.0]" (events per run); "-" when unknown.
+std::string gate_effect_text(const gate::MetricVerdict& m);
+// "x1.25" or "+2.1/run": the change detectable with 90% power; "-" when unknown.
+std::string gate_detectable_text(const gate::MetricVerdict& m);
+// One line per metric for logs and JUnit: "case/metric: verdict, stat effect, detectable ...,
+// decided by ...".
+std::string gate_metric_line(const gate::MetricVerdict& m);
 nlohmann::ordered_json gate_json(const gate::GateReport& report);
 
 }  // namespace rtgate

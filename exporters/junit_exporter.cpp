@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "exporters/gate_report.h"
 #include "framework/gate/format.h"
 
 namespace rtgate {
@@ -148,13 +149,16 @@ std::vector<JunitSuite> junit_from_gate(const gate::GateReport& report, const Ru
     for (const auto& d : report.environment_differences) {
       s.system_out += "environment differs: " + d + "\n";
     }
+    for (const auto& d : report.incomparable) s.system_out += "incomparable: " + d + "\n";
     for (const auto& n : v.notes) s.system_out += "note: " + n + "\n";
     if (!v.reason.empty()) s.system_out += "suite: " + v.reason + "\n";
+    for (const gate::MetricVerdict& m : v.metrics) s.system_out += gate_metric_line(m) + "\n";
     for (const gate::MetricVerdict& m : v.metrics) {
       JunitCase c{.classname = v.suite,
                   .name = (m.case_name.empty() ? "" : m.case_name + "/") + m.metric};
-      const bool inconclusive =
-          m.verdict == gate::Verdict::kInconclusive || (report.environment_mismatch && m.gated);
+      const bool inconclusive = m.verdict == gate::Verdict::kInconclusive ||
+                                m.verdict == gate::Verdict::kMissing ||
+                                (report.environment_mismatch && m.gated);
       if (m.gated && m.verdict == gate::Verdict::kRegressed) {
         c.outcome = JunitCase::Outcome::kFailure;
         c.type = "regressed";
@@ -162,16 +166,14 @@ std::vector<JunitSuite> junit_from_gate(const gate::GateReport& report, const Ru
         c.outcome =
             fail_on_inconclusive ? JunitCase::Outcome::kFailure : JunitCase::Outcome::kSkipped;
         c.type = "inconclusive";
-      } else if (m.gated && m.verdict == gate::Verdict::kMissing) {
-        c.outcome = JunitCase::Outcome::kSkipped;
       }
       if (c.outcome != JunitCase::Outcome::kPassed) {
         c.message = std::string(gate::to_string(m.verdict)) + ": " + m.metric + " " + m.statistic +
-                    " " +
-                    (std::isnan(m.change_pct) ? std::string() : gate::fmt::pct(m.change_pct)) +
-                    " - " + m.reason;
+                    " " + gate_effect_text(m) + ", detectable " + gate_detectable_text(m) +
+                    ", decided by " + (m.decided_by.empty() ? "-" : m.decided_by) + " - " +
+                    m.reason;
         for (const auto& e : m.evidence) {
-          c.body += e.test + (e.deciding ? "" : " (supporting)") + ": " + e.detail + "\n";
+          c.body += e.test + (e.deciding ? " (decided)" : "") + ": " + e.detail + "\n";
         }
       }
       s.cases.push_back(std::move(c));

@@ -2,9 +2,13 @@
 
 #include <algorithm>
 
+#include "framework/gate/comparability.h"
 #include "framework/gate/environment_diff.h"
-#include "framework/gate/latency_judge.h"
-#include "framework/gate/sample_judge.h"
+#include "framework/gate/format.h"
+#include "framework/gate/metric_judge.h"
+#include "framework/gate/run_values.h"
+#include "framework/gate/variance_priors.h"
+#include "framework/report/hygiene.h"
 
 namespace rtgate::gate {
 namespace {
@@ -20,8 +24,8 @@ MetricVerdict identity(const std::string& suite, const std::string& case_name, c
   return v;
 }
 
-// What the baseline had and current lacks counts (as missing); what only current has has no
-// baseline to be judged against and is reported only (gated = false).
+// What the baseline had and current lacks counts (as missing: never green); what only current
+// has has no baseline to be judged against and is reported only (gated = false).
 enum class Side { kBaselineOnly, kCurrentOnly };
 
 MetricVerdict missing_row(const std::string& suite, const std::string& case_name, const Metric& m,
@@ -33,7 +37,6 @@ MetricVerdict missing_row(const std::string& suite, const std::string& case_name
   return v;
 }
 
-// Rows for every metric of a case present on one side only.
 void missing_case(const std::string& suite, const Case& c, const std::string& reason, Side side,
                   std::vector<MetricVerdict>& rows) {
   for (const Metric& m : c.metrics) rows.push_back(missing_row(suite, c.name, m, reason, side));
@@ -60,8 +63,16 @@ SuiteVerdict missing_suite(const SuiteResult& s, const std::string& reason, Side
   return v;
 }
 
-void compare_cases(const SuiteResult& bs, const SuiteResult& cs, const Policy& policy,
-                   SuiteVerdict& out) {
+// A metric on both sides, waiting to be judged once the variance priors are known.
+struct Pending {
+  std::size_t suite, row;
+  const Metric* base;
+  const Metric* cur;
+  MetricPolicy policy;
+};
+
+void pair_cases(const SuiteResult& bs, const SuiteResult& cs, const Policy& policy,
+                std::size_t suite_index, SuiteVerdict& out, std::vector<Pending>& pending) {
   for (const Case& bc : bs.cases) {
     const Case* cc = find_case(cs, bc.name);
     if (cc == nullptr) {
@@ -70,10 +81,22 @@ void compare_cases(const SuiteResult& bs, const SuiteResult& cs, const Policy& p
     }
     for (const Metric& bm : bc.metrics) {
       const Metric* cm = cc->find(bm.name);
-      out.metrics.push_back(
-          cm == nullptr
-              ? missing_row(bs.name, bc.name, bm, "metric absent in current", Side::kBaselineOnly)
-              : compare_metric(bs.name, bc.name, bm, *cm, policy));
+      if (cm == nullptr) {
+        out.metrics.push_back(
+            missing_row(bs.name, bc.name, bm, "metric absent in current", Side::kBaselineOnly));
+        continue;
+      }
+      MetricVerdict v = identity(bs.name, bc.name, *cm);
+      const MetricPolicy mp = resolve(policy, bs.name, bc.name, cm->name, cm->kind, cm->unit);
+      v.gated = mp.gated;
+      if (bm.kind != cm->kind) {
+        v.verdict = Verdict::kInconclusive;
+        v.reason =
+            std::string("kind differs: ") + to_string(bm.kind) + " -> " + to_string(cm->kind);
+      } else {
+        pending.push_back({suite_index, out.metrics.size(), &bm, cm, mp});
+      }
+      out.metrics.push_back(std::move(v));
     }
     for (const Metric& cm : cc->metrics) {
       if (bc.find(cm.name) == nullptr) {
@@ -90,45 +113,45 @@ void compare_cases(const SuiteResult& bs, const SuiteResult& cs, const Policy& p
   }
 }
 
-// User-space RT threads of other processes that ran during the run ("" when none): interference
-// from outside the system under test, so a regression there cannot be attributed to it. Kernel
-// threads are the system under test; steal time and missed periods stay notes.
-std::string foreign_rt_threads(const Hygiene& h) {
+// Interference from outside the system under test (framework/report/hygiene.h): user-space RT
+// threads of other processes, CPU steal, RT throttling. Missed periods are not on the list: they
+// are what the kernel under test did, and they are gated as event counts.
+std::string interference(const SuiteResult& s) {
   std::string out;
-  for (const ForeignRtThread& t : h.foreign_rt_threads) {
-    if (t.kernel_thread) continue;
-    out += (out.empty() ? "'" : ", '") + t.comm + "' (pid " + std::to_string(t.pid) + ", " +
-           t.policy + " " + std::to_string(t.priority) + ")";
+  for (const std::string& r : contamination_reasons(s.hygiene)) {
+    out += (out.empty() ? "" : "; ") + r;
   }
   return out;
 }
 
-bool over_budget(const MetricVerdict& m) {
-  for (const Evidence& e : m.evidence) {
-    if (e.test == "budget" && e.indicates == Verdict::kRegressed) return true;
+// Makes every decided verdict of the suite inconclusive with `why`, except a budget's and the
+// rows that are not gated.
+void undecide(SuiteVerdict& s, const std::string& why) {
+  for (MetricVerdict& m : s.metrics) {
+    if (!m.gated || m.verdict == Verdict::kMissing || m.verdict == Verdict::kInconclusive ||
+        m.decided_by == "budget") {
+      continue;
+    }
+    m.reason = "would be " + std::string(to_string(m.verdict)) + " (" + m.reason + "), but " + why;
+    m.verdict = Verdict::kInconclusive;
   }
-  return false;
 }
 
-SuiteVerdict compare_suite(const SuiteResult& bs, const SuiteResult& cs, const Policy& policy) {
-  if (cs.status == SuiteStatus::kSkipped && bs.status == SuiteStatus::kSkipped) {
-    return missing_suite(cs, "skipped in both: " + cs.reason, Side::kCurrentOnly);
+void finish_suite(const SuiteResult& bs, const SuiteResult& cs, const Policy& policy,
+                  SuiteVerdict& out, std::vector<std::string>& incomparable) {
+  std::vector<std::string> differ = suite_param_differences(bs, cs);
+  for (std::string& d : suite_load_differences(bs, cs)) differ.push_back(std::move(d));
+  if (!differ.empty()) {
+    std::string why;
+    for (const std::string& d : differ) why += (why.empty() ? "" : ", ") + d;
+    incomparable.push_back(bs.name + ": " + why);
+    if (!policy.allow_env_mismatch) undecide(out, "the suites ran with different settings: " + why);
+    out.notes.push_back("settings differ: " + why);
   }
-  if (cs.status == SuiteStatus::kSkipped) {
-    return missing_suite(bs, "skipped in current: " + cs.reason, Side::kBaselineOnly);
-  }
-  if (bs.status == SuiteStatus::kSkipped) {
-    return missing_suite(cs, "skipped in baseline: " + bs.reason, Side::kCurrentOnly);
-  }
-  SuiteVerdict out{.suite = bs.name};
-  compare_cases(bs, cs, policy, out);
   if (!policy.allow_contaminated) {
-    const std::string foreign = foreign_rt_threads(cs.hygiene);
-    for (MetricVerdict& m : out.metrics) {
-      if (foreign.empty() || m.verdict != Verdict::kRegressed || over_budget(m)) continue;
-      m.verdict = Verdict::kInconclusive;
-      m.reason = "would be regressed (" + m.reason +
-                 "), but foreign RT threads ran during the current run: " + foreign;
+    for (const auto& [side, s] : {std::pair{"baseline", &bs}, std::pair{"current", &cs}}) {
+      const std::string why = interference(*s);
+      if (!why.empty()) undecide(out, std::string("the ") + side + " run was disturbed: " + why);
     }
   }
   for (const MetricVerdict& m : out.metrics) {
@@ -146,76 +169,131 @@ SuiteVerdict compare_suite(const SuiteResult& bs, const SuiteResult& cs, const P
     if (!s->contaminated) continue;
     std::string why;
     for (const std::string& r : s->contaminated_reasons) why += (why.empty() ? "" : "; ") + r;
-    out.notes.push_back(std::string(side) + " run contaminated: " + why);
+    out.notes.push_back(std::string(side) + " run flagged: " + why);
   }
-  return out;
 }
 
-// The metrics compare() will judge: on both sides, in suites neither side skipped, gated.
-int count_judged(const RunReport& base, const RunReport& cur, const Policy& policy) {
-  int n = 0;
-  for (const SuiteResult& bs : base.suites) {
-    const SuiteResult* cs = find_suite(cur, bs.name);
-    if (cs == nullptr || bs.status == SuiteStatus::kSkipped ||
-        cs->status == SuiteStatus::kSkipped) {
-      continue;
-    }
-    for (const Case& bc : bs.cases) {
-      const Case* cc = find_case(*cs, bc.name);
-      if (cc == nullptr) continue;
-      for (const Metric& bm : bc.metrics) {
-        const Metric* cm = cc->find(bm.name);
-        if (cm != nullptr && resolve(policy, bs.name, bc.name, bm.name, cm->kind).gated) ++n;
-      }
+// Holm's step-down over the judged metrics in a family of `family` hypotheses (family >= the
+// number of rows): the i-th smallest p (0-based) is held against alpha / (family - i), and
+// rejection stops at the first that fails. Returns which rows were rejected; sets each row's
+// level when `set_level`.
+std::vector<bool> holm(const std::vector<MetricVerdict*>& rows, bool worse, int family,
+                       double alpha, bool per_metric, bool set_level) {
+  std::vector<std::size_t> order(rows.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto p = [&](std::size_t i) { return worse ? rows[i]->p_worse : rows[i]->p_better; };
+  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return p(a) < p(b); });
+  std::vector<bool> rejected(rows.size(), false);
+  bool stopped = false;
+  for (std::size_t rank = 0; rank < order.size(); ++rank) {
+    const std::size_t i = order[rank];
+    const double level =
+        per_metric ? alpha : alpha / static_cast<double>(family - static_cast<int>(rank));
+    if (set_level) rows[i]->level = level;
+    const bool ok = p(i) <= level;
+    if (per_metric) {
+      rejected[i] = ok;
+    } else if (!stopped && ok) {
+      rejected[i] = true;
+    } else {
+      stopped = true;
     }
   }
-  return n;
+  return rejected;
+}
+
+// The group each statistic's variance prior comes from: same suite, same metric name.
+GroupKey group_of(const MetricVerdict& v, const std::string& statistic) {
+  return {v.suite, v.metric, statistic};
+}
+
+void judge_pending(GateReport& g, const std::vector<Pending>& pending, const Levels& lv) {
+  VariancePriors priors;
+  for (const Pending& p : pending) {
+    if (is_event_count(p.cur->kind, p.cur->unit)) continue;
+    const MetricVerdict& v = g.suites[p.suite].metrics[p.row];
+    for (const std::string& s : run_statistics(*p.cur, p.policy)) {
+      priors.add(group_of(v, s), {side_values(*p.base, s), side_values(*p.cur, s)});
+    }
+  }
+  priors.fit();
+  for (const Pending& p : pending) {
+    MetricVerdict& v = g.suites[p.suite].metrics[p.row];
+    const PriorOf prior_of = [&](const std::string& s) {
+      if (p.policy.prior) {
+        const auto it = p.policy.prior->sd.find(s);
+        if (it != p.policy.prior->sd.end()) {
+          return stats::VariancePrior{it->second * it->second, p.policy.prior->df};
+        }
+      }
+      return priors.prior(group_of(v, s));
+    };
+    judge_metric(*p.base, *p.cur, p.policy, lv, prior_of, v);
+  }
+}
+
+void decide_all(GateReport& g, const Policy& policy) {
+  std::vector<MetricVerdict*> rows;
+  for (SuiteVerdict& s : g.suites) {
+    for (MetricVerdict& m : s.metrics) {
+      if (!std::isnan(m.p_worse)) rows.push_back(&m);
+    }
+  }
+  std::vector<MetricVerdict*> gated;
+  for (MetricVerdict* m : rows) {
+    if (m->gated) gated.push_back(m);
+  }
+  const bool per_metric = policy.alpha_scope == AlphaScope::kMetric;
+  const std::vector<bool> worse = holm(gated, true, g.family, g.look_alpha, per_metric, true);
+  const std::vector<bool> better = holm(gated, false, g.family, g.look_alpha, per_metric, false);
+  for (std::size_t i = 0; i < gated.size(); ++i) decide_metric(*gated[i], worse[i], better[i]);
+  for (MetricVerdict* m : rows) {
+    if (m->gated) continue;
+    decide_metric(*m, false, false);
+    m->reason = (m->kind == MetricKind::kCount
+                     ? "count metric, reported only (gate: true in the policy gates it): "
+                     : "not gated (gate: false in the policy): ") +
+                m->reason;
+  }
+}
+
+std::string incompleteness(const RunReport& cur) {
+  return cur.complete ? ""
+                      : "the current result is incomplete (the run was interrupted or ended early)";
 }
 
 }  // namespace
 
-MetricVerdict compare_metric(const std::string& suite, const std::string& case_name,
-                             const Metric& base, const Metric& cur, const Policy& policy) {
-  MetricVerdict v = identity(suite, case_name, cur);
-  const MetricPolicy mp = resolve(policy, suite, case_name, cur.name, cur.kind);
-  v.gated = mp.gated;
-  if (base.kind != cur.kind) {
-    v.verdict = Verdict::kInconclusive;
-    v.reason = std::string("kind differs: ") + to_string(base.kind) + " -> " + to_string(cur.kind);
-    return v;
-  }
-  if (cur.kind == MetricKind::kLatency) {
-    judge_latency(base, cur, mp, v);
-  } else {
-    judge_samples(base, cur, mp, v);
-  }
-  if (!v.gated) {
-    v.verdict = Verdict::kUnchanged;
-    v.evidence.clear();
-    v.reason = cur.kind == MetricKind::kCount
-                   ? "count metric, reported only (gate: true in the policy gates it)"
-                   : "not gated (gate: false in the policy)";
-  }
-  return v;
-}
-
-GateReport compare(const RunReport& base, const RunReport& cur, const Policy& given) {
+GateReport compare(const RunReport& base, const RunReport& cur, const Policy& policy) {
   GateReport g;
-  Policy policy = given;
-  policy.judged_metrics = std::max(1, count_judged(base, cur, given));
-  g.judged_metrics = policy.judged_metrics;
   g.alpha = policy.alpha;
-  g.metric_alpha =
-      policy.alpha_scope == AlphaScope::kGate ? policy.alpha / policy.judged_metrics : policy.alpha;
+  g.looks = policy.looks;
+  g.look_alpha = policy.alpha * policy.looks.share();
   const EnvironmentDiff env = diff_environments(base.environment, cur.environment);
   g.environment_differences = env.differences;
   g.environment_mismatch = env.mismatch && !policy.allow_env_mismatch;
 
+  std::vector<Pending> pending;
+  std::vector<std::pair<const SuiteResult*, const SuiteResult*>> matched;
   for (const SuiteResult& bs : base.suites) {
     const SuiteResult* cs = find_suite(cur, bs.name);
-    g.suites.push_back(cs == nullptr
-                           ? missing_suite(bs, "suite absent in current", Side::kBaselineOnly)
-                           : compare_suite(bs, *cs, policy));
+    if (cs == nullptr) {
+      g.suites.push_back(missing_suite(bs, "suite absent in current", Side::kBaselineOnly));
+    } else if (cs->status == SuiteStatus::kSkipped && bs.status == SuiteStatus::kSkipped) {
+      g.suites.push_back(missing_suite(*cs, "skipped in both: " + cs->reason, Side::kCurrentOnly));
+    } else if (cs->status == SuiteStatus::kSkipped) {
+      g.suites.push_back(
+          missing_suite(bs, "skipped in current: " + cs->reason, Side::kBaselineOnly));
+    } else if (bs.status == SuiteStatus::kSkipped) {
+      g.suites.push_back(
+          missing_suite(*cs, "skipped in baseline: " + bs.reason, Side::kCurrentOnly));
+    } else {
+      g.suites.push_back(SuiteVerdict{.suite = bs.name});
+      pair_cases(bs, *cs, policy, g.suites.size() - 1, g.suites.back(), pending);
+      matched.emplace_back(&bs, cs);
+      continue;
+    }
+    matched.emplace_back(nullptr, nullptr);
   }
   for (const SuiteResult& cs : cur.suites) {
     if (find_suite(base, cs.name) == nullptr) {
@@ -223,10 +301,35 @@ GateReport compare(const RunReport& base, const RunReport& cur, const Policy& gi
           missing_suite(cs, "suite new in current; no baseline", Side::kCurrentOnly));
     }
   }
-  for (const SuiteVerdict& s : g.suites) {
-    if (s.gated) g.overall = worst(g.overall, s.verdict);
+
+  for (const Pending& p : pending) g.judged_metrics += p.policy.gated ? 1 : 0;
+  g.family =
+      policy.alpha_scope == AlphaScope::kGate ? std::max(policy.family_size, g.judged_metrics) : 1;
+  judge_pending(g, pending, {.test = g.look_alpha / g.family, .eq = g.look_alpha});
+  decide_all(g, policy);
+
+  for (std::size_t i = 0; i < matched.size(); ++i) {
+    if (matched[i].first != nullptr) {
+      finish_suite(*matched[i].first, *matched[i].second, policy, g.suites[i], g.incomparable);
+    }
   }
-  if (g.environment_mismatch) g.overall = Verdict::kInconclusive;
+  const RunOptionsDiff options = run_option_differences(base, cur);
+  for (const std::string& d : options.differences) g.incomparable.push_back("run options: " + d);
+  const std::string incomplete = incompleteness(cur);
+  if (!incomplete.empty()) g.incomparable.push_back(incomplete);
+
+  bool hard = false;  // a fact about current that holds on any machine: failed, over budget
+  for (const SuiteVerdict& s : g.suites) {
+    if (!s.gated) continue;
+    g.overall = worst(g.overall, s.verdict);
+    hard = hard || (!s.reason.empty() && s.verdict == Verdict::kRegressed);
+    for (const MetricVerdict& m : s.metrics) hard = hard || (m.gated && m.decided_by == "budget");
+  }
+  const bool options_differ = !options.differences.empty() && !policy.allow_env_mismatch;
+  if ((g.environment_mismatch || options_differ) && g.overall != Verdict::kMissing) {
+    g.overall = hard ? Verdict::kRegressed : Verdict::kInconclusive;
+  }
+  if (!incomplete.empty()) g.overall = worst(g.overall, Verdict::kInconclusive);
   return g;
 }
 

@@ -6,17 +6,19 @@
 //   GateReport g = compare(base, cur, policy);
 //   return exit_code(g, fail_on_inconclusive);
 //
-// Suites, cases and metrics are matched by name. Whatever is present on one side only, or skipped
-// on one side, becomes a kMissing row (no crash, no verdict): counted (as missing, which does not
-// fail the gate) when the baseline had it, reported only (gated = false) when only current has it.
-// Each matched metric is judged by its kind: latency by judge_latency (latency_judge.h),
-// throughput and duration by judge_samples (sample_judge.h); count metrics are reported only
-// (gated = false) unless the policy names them with gate: true. A regression in a suite whose
-// current run had foreign user-space RT threads running is inconclusive unless
-// policy.allow_contaminated (or a budget decided it). A suite whose current run failed or errored
-// is regressed. A suite takes the worst verdict of its gated metrics, the report the worst of its
-// gated suites, made inconclusive when the environments differ (environment_diff.h) and the
-// policy does not allow it.
+// Suites, cases and metrics are matched by name. Whatever the baseline had and current lacks
+// (absent, skipped) is a gated kMissing row: never green (exit 3). What only current has is
+// reported only (gated = false). Each matched metric is judged by metric_judge.h, with variance
+// priors borrowed across the metrics of one kind (variance_priors.h) or calibrated (policy), and
+// the gate's multiplicity step: Holm over the judged metrics in a family of max(family_size,
+// judged) at alpha / looks (alpha_scope gate), or each metric at alpha / looks (metric).
+// Then, per suite: differing parameters or loads make its verdicts inconclusive (listed in
+// GateReport::incomparable) unless allow_env_mismatch; interference on either side (foreign RT
+// threads, steal, RT throttling) makes them inconclusive unless allow_contaminated; a current
+// run that failed or errored is regressed. A budget's verdict survives all of these. The overall
+// verdict is the worst gated suite's, inconclusive when the environments or run options differ
+// (unless a hard fact, a failure or a budget, made it regressed), and never better than
+// inconclusive when the current result is incomplete.
 #pragma once
 
 #include "framework/gate/policy.h"
@@ -26,10 +28,5 @@
 namespace rtgate::gate {
 
 GateReport compare(const RunReport& base, const RunReport& cur, const Policy& policy = {});
-
-// One metric: the verdict row for a metric present on both sides (the identity fields filled
-// from `cur`). Exposed for `rtgate run --baseline` style callers and tests.
-MetricVerdict compare_metric(const std::string& suite, const std::string& case_name,
-                             const Metric& base, const Metric& cur, const Policy& policy);
 
 }  // namespace rtgate::gate

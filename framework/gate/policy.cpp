@@ -73,6 +73,25 @@ void check_key(const std::string& origin, const YAML::Node& at, const std::strin
   }
 }
 
+// prior: {df: 19, p99: 0.08, max: 0.4}: rtgate calibrate's per-run SDs (log scale).
+CalibratedPrior prior_of(const std::string& origin, const YAML::Node& n, const std::string& key) {
+  if (!n.IsMap()) fail(origin, n, key + " must be a map {df: N, STATISTIC: SD, ...}");
+  CalibratedPrior p;
+  for (const auto& kv : n) {
+    const std::string k = kv.first.as<std::string>();
+    if (k == "df") {
+      p.df = number(origin, kv.second, key + ".df", 1, 1e9, "at least 1");
+    } else {
+      const double sd = number(origin, kv.second, key + "." + k, 0, 100, "an SD in (0, 100]");
+      if (sd <= 0) fail(origin, kv.second, key + "." + k + " must be an SD in (0, 100]");
+      p.sd[k] = sd;
+    }
+  }
+  if (p.df < 1) fail(origin, n, key + " needs df (the calibration's degrees of freedom)");
+  if (p.sd.empty()) fail(origin, n, key + " names no statistic (p99, p999, max, value)");
+  return p;
+}
+
 Overrides overrides_of(const std::string& origin, const std::string& key, const YAML::Node& n) {
   if (!n.IsMap()) fail(origin, n, "metrics." + key + " must be a map of settings");
   Overrides o;
@@ -86,6 +105,14 @@ Overrides overrides_of(const std::string& origin, const std::string& key, const 
       o.noise_floor_pct = pct_of(origin, v, name);
     } else if (k == "latency_noise_floor_pct") {
       o.latency_noise_floor_pct = pct_of(origin, v, name);
+    } else if (k == "max_noise_floor_pct") {
+      o.max_noise_floor_pct = pct_of(origin, v, name);
+    } else if (k == "count_floor_per_run") {
+      o.count_floor_per_run = number(origin, v, name, 0, 1e12, "a number of events >= 0");
+    } else if (k == "judge_max") {
+      o.judge_max = boolean(origin, v, name);
+    } else if (k == "prior") {
+      o.prior = prior_of(origin, v, name);
     } else if (k == "max_baseline_cv_pct") {
       o.max_baseline_cv_pct = pct_of(origin, v, name);
     } else if (k == "quantiles") {
@@ -98,6 +125,7 @@ Overrides overrides_of(const std::string& origin, const std::string& key, const 
       fail(origin, kv.first,
            "unknown setting '" + k +
                "' (known: alpha, noise_floor_pct, latency_noise_floor_pct, "
+               "max_noise_floor_pct, count_floor_per_run, judge_max, prior, "
                "max_baseline_cv_pct, quantiles, budget_ns, gate)");
     }
   }
@@ -117,6 +145,14 @@ Policy policy_of(const YAML::Node& root, const std::string& origin) {
       p.noise_floor_pct = pct_of(origin, v, k);
     } else if (k == "latency_noise_floor_pct") {
       p.latency_noise_floor_pct = pct_of(origin, v, k);
+    } else if (k == "max_noise_floor_pct") {
+      p.max_noise_floor_pct = pct_of(origin, v, k);
+    } else if (k == "count_floor_per_run") {
+      p.count_floor_per_run = number(origin, v, k, 0, 1e12, "a number of events >= 0");
+    } else if (k == "judge_max") {
+      p.judge_max = boolean(origin, v, k);
+    } else if (k == "family_size") {
+      p.family_size = static_cast<int>(number(origin, v, k, 1, 1e9, "at least 1"));
     } else if (k == "max_baseline_cv_pct") {
       p.max_baseline_cv_pct = pct_of(origin, v, k);
     } else if (k == "quantiles") {
@@ -126,7 +162,7 @@ Policy policy_of(const YAML::Node& root, const std::string& origin) {
       if (scope != "gate" && scope != "metric") fail(origin, v, "alpha_scope is gate or metric");
       p.alpha_scope = scope == "gate" ? AlphaScope::kGate : AlphaScope::kMetric;
     } else if (k == "latency_min_runs") {
-      p.latency_min_runs = static_cast<int>(number(origin, v, k, 2, 1e6, "between 2 and 1000000"));
+      p.latency_min_runs = static_cast<int>(number(origin, v, k, 1, 1e6, "between 1 and 1000000"));
     } else if (k == "allow_env_mismatch") {
       p.allow_env_mismatch = boolean(origin, v, k);
     } else if (k == "allow_contaminated") {
@@ -157,7 +193,8 @@ Policy policy_of(const YAML::Node& root, const std::string& origin) {
     } else {
       fail(origin, kv.first,
            "unknown setting '" + k +
-               "' (known: alpha, alpha_scope, noise_floor_pct, latency_noise_floor_pct, "
+               "' (known: alpha, alpha_scope, family_size, noise_floor_pct, "
+               "latency_noise_floor_pct, max_noise_floor_pct, count_floor_per_run, judge_max, "
                "max_baseline_cv_pct, quantiles, latency_min_runs, allow_env_mismatch, "
                "allow_contaminated, seed, bootstrap_resamples, "
                "budgets_ns, metrics)");
@@ -170,6 +207,10 @@ void apply(MetricPolicy& mp, const Overrides& o) {
   if (o.alpha) mp.alpha = *o.alpha;
   if (o.noise_floor_pct) mp.noise_floor_pct = *o.noise_floor_pct;
   if (o.latency_noise_floor_pct) mp.latency_noise_floor_pct = *o.latency_noise_floor_pct;
+  if (o.max_noise_floor_pct) mp.max_noise_floor_pct = *o.max_noise_floor_pct;
+  if (o.count_floor_per_run) mp.count_floor_per_run = *o.count_floor_per_run;
+  if (o.judge_max) mp.judge_max = *o.judge_max;
+  if (o.prior) mp.prior = *o.prior;
   if (o.max_baseline_cv_pct) mp.max_baseline_cv_pct = *o.max_baseline_cv_pct;
   if (o.quantiles) mp.quantiles = *o.quantiles;
   if (o.budget_ns) mp.budget_ns = *o.budget_ns;
@@ -184,16 +225,23 @@ std::string join(const std::set<std::string>& names) {
 
 }  // namespace
 
+bool is_event_count(MetricKind kind, const std::string& unit) {
+  return kind == MetricKind::kCount && (unit == "events" || unit == "periods" || unit == "wakeups");
+}
+
 MetricPolicy resolve(const Policy& policy, const std::string& suite, const std::string& case_name,
-                     const std::string& metric, MetricKind kind) {
+                     const std::string& metric, MetricKind kind, const std::string& unit) {
   MetricPolicy mp;
   mp.alpha = policy.alpha;
   mp.noise_floor_pct = policy.noise_floor_pct;
   mp.latency_noise_floor_pct = policy.latency_noise_floor_pct;
+  mp.max_noise_floor_pct = policy.max_noise_floor_pct;
+  mp.count_floor_per_run = policy.count_floor_per_run;
+  mp.judge_max = policy.judge_max;
   mp.max_baseline_cv_pct = policy.max_baseline_cv_pct;
   mp.quantiles = policy.quantiles;
   mp.latency_min_runs = policy.latency_min_runs;
-  mp.gated = kind != MetricKind::kCount;
+  mp.gated = kind != MetricKind::kCount || is_event_count(kind, unit);
   mp.seed = policy.seed;
   mp.bootstrap_resamples = policy.bootstrap_resamples;
   // Least specific first, so the most specific key is applied last and wins.
@@ -202,9 +250,6 @@ MetricPolicy resolve(const Policy& policy, const std::string& suite, const std::
     if (auto b = policy.budgets_ns.find(key); b != policy.budgets_ns.end())
       mp.budget_ns = b->second;
     if (auto o = policy.per_metric.find(key); o != policy.per_metric.end()) apply(mp, o->second);
-  }
-  if (policy.alpha_scope == AlphaScope::kGate && policy.judged_metrics > 1) {
-    mp.alpha /= policy.judged_metrics;
   }
   return mp;
 }

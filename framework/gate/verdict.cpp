@@ -32,9 +32,9 @@ int severity(Verdict verdict) {
       return 0;
     case Verdict::kImproved:
       return 1;
-    case Verdict::kMissing:
-      return 2;
     case Verdict::kInconclusive:
+      return 2;
+    case Verdict::kMissing:
       return 3;
     case Verdict::kRegressed:
       return 4;
@@ -49,10 +49,37 @@ int exit_code(const GateReport& report, bool fail_on_inconclusive) {
     case Verdict::kRegressed:
       return 1;
     case Verdict::kInconclusive:
+    case Verdict::kMissing:
       return fail_on_inconclusive ? 1 : 3;
     default:
       return 0;
   }
+}
+
+std::vector<std::string> GateReport::open_metrics() const {
+  std::vector<std::string> out;
+  for (const SuiteVerdict& s : suites) {
+    for (const MetricVerdict& m : s.metrics) {
+      if (m.gated && (m.verdict == Verdict::kInconclusive || m.verdict == Verdict::kMissing)) {
+        out.push_back(m.suite + "/" + m.case_name + "/" + m.metric);
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> GateReport::open_suites() const {
+  std::vector<std::string> out;
+  for (const SuiteVerdict& s : suites) {
+    if (!s.gated) continue;
+    bool open = s.verdict == Verdict::kInconclusive || s.verdict == Verdict::kMissing;
+    for (const MetricVerdict& m : s.metrics) {
+      open = open ||
+             (m.gated && (m.verdict == Verdict::kInconclusive || m.verdict == Verdict::kMissing));
+    }
+    if (open) out.push_back(s.suite);
+  }
+  return out;
 }
 
 }  // namespace rtgate::gate

@@ -8,42 +8,52 @@
 #include <string>
 #include <vector>
 
+#include "framework/gate/policy.h"
 #include "framework/report/report.h"
 
 namespace rtgate::gate {
 
+// What each verdict promises is in framework/gate/README.md.
 enum class Verdict {
-  kImproved,      // significant and beyond the noise floor, in the better direction
-  kUnchanged,     // no significant change beyond the noise floor
-  kRegressed,     // significant and beyond the noise floor in the worse direction, or over budget
-  kInconclusive,  // the data cannot tell (too few runs, noisy baseline, environments differ)
+  kImproved,      // significant (after multiplicity) and beyond the noise floor, better
+  kUnchanged,     // the confidence interval of the change lies inside the noise floor
+  kRegressed,     // significant (after multiplicity) and beyond the floor, worse; or over budget
+  kInconclusive,  // neither: the data cannot tell, or the sides are not comparable
   kMissing,       // present on one side only (suite, case or metric), or skipped on one side
 };
 
 const char* to_string(Verdict verdict);  // "improved", "unchanged", ...
 std::optional<Verdict> verdict_from(const std::string& s);
 
-// Severity for "a suite takes its worst": regressed > inconclusive > missing > improved >
-// unchanged. Missing ranks below inconclusive: it is reported, and does not fail the gate.
+// Severity for "a suite takes its worst": regressed > missing > inconclusive > improved >
+// unchanged. What the baseline had and current lacks is never green: missing exits like
+// inconclusive (3), since absent data proves neither a regression nor its absence.
 int severity(Verdict verdict);
 Verdict worst(Verdict a, Verdict b);
 
 // One test or check behind a metric verdict.
+// One statistic's comparison (or a budget check) behind a metric verdict.
 struct Evidence {
-  // "welch_t", "mann_whitney_u", "bootstrap_ratio", "budget", "run_quantile", "quantile_ci",
-  // "exceedance_rate", "block_maxima".
+  // "run_quantile" (a latency quantile per run), "run_max" (the per-run max), "run_value"
+  // (throughput or duration per run), "event_rate" (event counts per run), "budget".
   std::string test;
-  double p_value = NAN;  // NaN for checks without one (budget, quantile_ci)
-  // An interval, described in `detail`: the bootstrap's current/baseline ratio, current's
-  // quantile CI (ns), the exceedance rate ratio, Welch's CI of the mean difference.
-  double ci_low = NAN, ci_high = NAN;
-  std::string detail;  // one line, for people: figures, interval, p-value, noise floor
-  // What this evidence alone indicates: kRegressed/kImproved when it fired, kUnchanged when it
-  // did not, kInconclusive when it could not be evaluated (too few samples), kMissing never.
+  std::string statistic;  // "p99", "p999", "max", "value", "rate"; "" for a budget
+  // One-sided p-value in the worse direction, robust to one run (the largest of the full test and
+  // the test without current's most extreme run); NaN for a budget.
+  double p_value = NAN;
+  double p_better = NAN;  // the same in the better direction
+  // The change and its (1 - 2 alpha_eq) interval: current/baseline ratio for log-scale
+  // statistics, the difference in events per run for event_rate (ratio false).
+  double effect = NAN, ci_low = NAN, ci_high = NAN;
+  bool ratio = true;
+  double floor = NAN;        // the noise floor in the same terms (ratio 1.10 or events per run)
+  double detectable = NAN;   // smallest change detectable with 90% power, same terms
+  double runs_needed = NAN;  // runs a side at which `detectable` reaches the floor (estimate)
+  std::string detail;        // one line, for people: figures, interval, p-value, noise floor
+  // What this evidence alone indicates at the metric's level: kRegressed/kImproved when it fired,
+  // kUnchanged when its interval lies inside the floor, kInconclusive otherwise.
   Verdict indicates = Verdict::kUnchanged;
-  // false for supporting evidence: computed and shown, but not deciding the verdict (the
-  // pooled-sample latency tests when latency is judged run by run).
-  bool deciding = true;
+  bool deciding = false;  // this evidence decided the metric's verdict
 };
 
 struct MetricVerdict {
@@ -58,6 +68,16 @@ struct MetricVerdict {
   Verdict verdict = Verdict::kUnchanged;
   std::string reason;  // one line: why this verdict
   std::vector<Evidence> evidence;
+  // The metric's one-sided p-values (Bonferroni over its statistics, each robust to one run,
+  // only statistics whose change is beyond the floor): what Holm ranks across the gate.
+  double p_worse = NAN, p_better = NAN;
+  // The level its p_worse was held against (Holm's at its rank), for the table.
+  double level = NAN;
+  std::string decided_by;  // which evidence decided: "p999 per run", "budget", ...
+  // The key evidence's change and interval (as Evidence: a ratio, or events per run when ratio
+  // is false) and the change it could detect: the deciding statistic, or the least decided one.
+  double effect = NAN, effect_low = NAN, effect_high = NAN, detectable = NAN;
+  bool ratio = true;
   // false for rows that are reported but not judged: count metrics the policy does not name,
   // metrics the policy switches off (gate: false), and kMissing rows for what only current has
   // (no baseline to judge against). They never affect the suite verdict. kMissing rows for what
@@ -83,14 +103,23 @@ struct GateReport {
   std::vector<std::string> environment_differences;
   // CPU model, online CPUs, preempt model or cmdline differ and the policy does not allow it.
   bool environment_mismatch = false;
-  // The policy's alpha, how many metrics were judged, and the alpha each was tested at (alpha /
-  // judged_metrics with alpha_scope gate, else alpha).
-  double alpha = 0.05, metric_alpha = 0.05;
-  int judged_metrics = 0;
+  // The policy's alpha, how many metrics were judged, the family Holm ran over (max(family_size,
+  // judged) with alpha_scope gate, else 1), and the alpha of this look (alpha / looks).
+  double alpha = 0.05, look_alpha = 0.05;
+  int judged_metrics = 0, family = 1;
+  Looks looks;  // the sequential look this was (policy.h); looks.max 0 for a single comparison
+  // Why some or all of the comparison is not valid ("incomparable: ..."), each one line: differing
+  // parameters or run options, an incomplete current result. Each made a suite (or the whole
+  // gate) inconclusive unless allowed.
+  std::vector<std::string> incomparable;
+  // The metrics still inconclusive or missing, "suite/case/metric" (for --until-decided).
+  std::vector<std::string> open_metrics() const;
+  // The suites with an open metric (or an open suite verdict).
+  std::vector<std::string> open_suites() const;
 };
 
-// DESIGN.md's exit codes: 1 regressed; 3 inconclusive (1 with fail_on_inconclusive, for a CI job
-// that must not pass on data that cannot tell); 0 unchanged, improved and missing.
+// DESIGN.md's exit codes: 1 regressed; 3 inconclusive or missing (1 with fail_on_inconclusive,
+// for a CI job that must not pass on data that cannot tell); 0 unchanged and improved.
 int exit_code(const GateReport& report, bool fail_on_inconclusive);
 
 }  // namespace rtgate::gate

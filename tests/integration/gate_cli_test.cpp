@@ -17,7 +17,8 @@
 namespace rtgate::test {
 namespace {
 
-// A result with one throughput metric (5 runs around `mean`, CV ~1%) and one latency metric.
+// A result with one throughput metric (5 runs around `mean`, CV ~1%) and one latency metric
+// (5 runs of 20k log-normal samples, merged as the runner merges runs).
 RunReport synthetic(double mean, double latency_scale, std::uint64_t seed,
                     const std::string& cpu_model = "Test CPU") {
   RunReport r;
@@ -40,18 +41,23 @@ RunReport synthetic(double mean, double latency_scale, std::uint64_t seed,
   Metric m = Metric::throughput("throughput", "Mops/s", tput(rng));
   for (int i = 1; i < 5; ++i) m.samples.push_back(tput(rng));
   c.metrics.push_back(m);
-  LatencyHistogram h;
-  std::vector<double> blocks;
-  for (int b = 0; b < 5; ++b) {
+  Metric latency;
+  for (int run = 0; run < 5; ++run) {
+    LatencyHistogram h;
     double mx = 0;
     for (int i = 0; i < 20000; ++i) {
       const double v = lat(rng);
       h.record(static_cast<std::int64_t>(v));
       mx = std::max(mx, v);
     }
-    blocks.push_back(mx);
+    Metric one = Metric::latency("acquire_latency", h, {mx});
+    if (run == 0) {
+      latency = std::move(one);
+    } else {
+      latency.merge(one);
+    }
   }
-  c.metrics.push_back(Metric::latency("acquire_latency", h, blocks));
+  c.metrics.push_back(latency);
   s.cases.push_back(c);
   r.suites.push_back(s);
   return r;
@@ -95,7 +101,9 @@ TEST(GateCli, AThroughputDropIsARegressionWithEvidenceInJunit) {
   const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(xml.find("<failure"), std::string::npos) << xml;
   EXPECT_NE(xml.find("type=\"regressed\""), std::string::npos);
-  EXPECT_NE(xml.find("welch"), std::string::npos) << "the evidence is in the failure";
+  EXPECT_NE(xml.find("run_value (decided)"), std::string::npos) << "the evidence is in the failure";
+  EXPECT_NE(xml.find("detectable"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("decided by value per run"), std::string::npos) << xml;
   EXPECT_NE(xml.find("kernel_release"), std::string::npos) << "environment as properties";
   expect_valid_junit(f.dir.file("j.xml"));
 }
@@ -159,16 +167,21 @@ TEST(GateCli, BadInputIsAOneLineErrorAndExit2) {
   }
 }
 
-TEST(GateCli, ASuiteAbsentOnOneSideIsAMissingRowNotACrash) {
+// What the baseline had and current lacks is never green: exit 3 (1 with --fail-on-inconclusive).
+TEST(GateCli, ASuiteAbsentInCurrentIsMissingAndNotGreen) {
   Files f;
   RunReport cur = synthetic(10, 1, 2);
   RunReport base = synthetic(10, 1, 1);
   SuiteResult extra;
   extra.name = "cyclic";
   base.suites.push_back(extra);
-  const auto r = run_rtgate({"gate", f.write("b.json", base), f.write("c.json", cur)});
-  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto b = f.write("b.json", base), c = f.write("c.json", cur);
+  const auto r = run_rtgate({"gate", b, c});
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_NE(r.out.find("missing"), std::string::npos) << r.out;
+  EXPECT_EQ(run_rtgate({"gate", b, c, "--fail-on-inconclusive"}).exit_code, 1);
+  // Only in current: reported, and the gate judges the rest.
+  EXPECT_EQ(run_rtgate({"gate", c, b}).exit_code, 0) << run_rtgate({"gate", c, b}).out;
 }
 
 TEST(GateCli, RunWritesValidJunitWithoutABaseline) {

@@ -23,9 +23,48 @@ TEST(GatePolicy, DefaultsNeedNoFile) {
   const Policy p = parse_policy("");
   EXPECT_EQ(p.alpha, 0.05);
   EXPECT_EQ(p.noise_floor_pct, 5);
-  EXPECT_EQ(p.max_baseline_cv_pct, 20);
+  EXPECT_EQ(p.latency_noise_floor_pct, 10);
+  EXPECT_EQ(p.max_noise_floor_pct, 25);
+  EXPECT_EQ(p.count_floor_per_run, 1);
+  EXPECT_TRUE(p.judge_max);
+  EXPECT_EQ(p.family_size, 100);
+  EXPECT_EQ(p.max_baseline_cv_pct, 0);  // off: intervals already widen with a noisy baseline
   EXPECT_EQ(p.quantiles, (std::vector<double>{0.99, 0.999}));
   EXPECT_FALSE(p.allow_env_mismatch);
+}
+
+TEST(GatePolicy, ParsesTheNewSettingsAndACalibratedPrior) {
+  const Policy p = parse_policy(R"(
+family_size: 200
+max_noise_floor_pct: 40
+count_floor_per_run: 2
+judge_max: false
+metrics:
+  cyclic/cpu0/wakeup_latency:
+    prior: {df: 19, p99: 0.08, p999: 0.15, max: 0.4}
+    max_noise_floor_pct: 50
+)");
+  EXPECT_EQ(p.family_size, 200);
+  EXPECT_EQ(p.max_noise_floor_pct, 40);
+  EXPECT_EQ(p.count_floor_per_run, 2);
+  EXPECT_FALSE(p.judge_max);
+  const MetricPolicy mp =
+      resolve(p, "cyclic", "cpu0", "wakeup_latency", MetricKind::kLatency, "ns");
+  ASSERT_TRUE(mp.prior);
+  EXPECT_EQ(mp.prior->df, 19);
+  EXPECT_EQ(mp.prior->sd.at("p999"), 0.15);
+  EXPECT_EQ(mp.max_noise_floor_pct, 50);
+  EXPECT_FALSE(resolve(p, "cyclic", "cpu1", "wakeup_latency", MetricKind::kLatency, "ns").prior);
+  EXPECT_NE(error_of("metrics: {s/m: {prior: {p99: 0.1}}}").find("needs df"), std::string::npos);
+  EXPECT_NE(error_of("metrics: {s/m: {prior: {df: 5, p99: -1}}}").find("SD"), std::string::npos);
+}
+
+TEST(GatePolicy, EventCountsAreGatedByDefaultOtherCountsOnlyWhenNamed) {
+  const Policy p;
+  EXPECT_TRUE(resolve(p, "cyclic", "cpu0", "missed_periods", MetricKind::kCount, "periods").gated);
+  EXPECT_TRUE(resolve(p, "cyclic", "cpu0", "overruns", MetricKind::kCount, "wakeups").gated);
+  EXPECT_FALSE(
+      resolve(p, "lock.latency", "tas", "nonrt_fairness_cv", MetricKind::kCount, "%").gated);
 }
 
 TEST(GatePolicy, ParsesYaml) {

@@ -1,0 +1,68 @@
+// The change of one per-run statistic between two sides, the run being the unit of replication.
+//
+// Each side is a list of per-run values on a log scale (a run's p99, p99.9 or max, a run's
+// throughput), so the effect is a log ratio. Each side's per-run variance is its sample variance,
+// moderated by a prior when one is known (empirical Bayes across the metrics of one kind, or this
+// host's calibration; stats/moderated_variance.h), and then floored at what the run itself proves
+// it must be at least: the sampling variance of a quantile estimated from that run's own samples
+// (order statistics, within_run_var) plus the histogram's quantisation. The floor is a random-
+// effects model's lower bound: per-run variance = between-run drift + within-run sampling error,
+// so when runs agree the test keeps the power of the pooled samples, and when they drift the
+// between-run spread takes over. The difference of means is referred to a t distribution with
+// Welch-Satterthwaite degrees of freedom from each side's (moderated) df.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+#include "framework/measure/latency_histogram.h"
+#include "framework/stats/moderated_variance.h"
+
+namespace rtgate::gate {
+
+struct SideValues {
+  std::vector<double> values;  // per-run values, log scale
+  double within_var = 0;       // variance one run's value has at least (sampling, quantisation)
+};
+
+struct ChangeEstimate {
+  double effect = NAN;                   // mean(current) - mean(baseline)
+  double se = NAN;                       // its standard error
+  double df = NAN;                       // of the t reference; +inf for a normal reference
+  double p_up = NAN;                     // one-sided p-value: current larger than baseline
+  double p_down = NAN;                   // one-sided p-value: current smaller
+  double var_base = NAN, var_cur = NAN;  // the per-run variances used
+  std::size_t n_base = 0, n_cur = 0;
+  bool ok() const { return std::isfinite(effect) && std::isfinite(se); }
+  // The one-sided confidence bounds of the effect at level 1 - alpha.
+  double lower(double alpha) const;
+  double upper(double alpha) const;
+  // The smallest true effect that a one-sided test at `alpha` detects with probability `power`.
+  double detectable(double alpha, double power = 0.9) const;
+};
+
+// Needs two runs on a side unless the prior is usable; else the estimate is not ok().
+ChangeEstimate estimate_change(const SideValues& base, const SideValues& cur,
+                               const stats::VariancePrior& prior);
+
+// The same without current's run of the largest (drop_largest) or smallest value: a change that
+// one run alone makes is not a change of the system (an outlier run stays an outlier). Returns the
+// full estimate when current has fewer than 3 runs.
+ChangeEstimate estimate_change_without_extreme(const SideValues& base, const SideValues& cur,
+                                               const stats::VariancePrior& prior,
+                                               bool drop_largest);
+
+// Upper-tail critical value of t(df) (normal for infinite df): P(T > t) = alpha.
+double t_critical(double alpha, double df);
+
+// The sampling variance of the log of one run's q-quantile, for a run of n samples drawn from the
+// distribution that `pooled` estimates: the rank of the run's quantile is Binomial(n, q), so the
+// estimate spans pooled quantiles q -/+ sqrt(q (1 - q) / n) at one standard deviation. 0 when the
+// pooled histogram is empty.
+double within_run_log_var(const LatencyHistogram& pooled, double q, double n);
+
+// The variance a histogram quantile has from its 1/64 bucket width alone (uniform on a bucket).
+double quantisation_log_var();
+
+}  // namespace rtgate::gate

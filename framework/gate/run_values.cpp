@@ -1,0 +1,82 @@
+#include "framework/gate/run_values.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "framework/gate/format.h"
+
+namespace rtgate::gate {
+namespace {
+
+bool kept_per_run(double q) {
+  return std::any_of(LatencySummary::kQuantiles.begin(), LatencySummary::kQuantiles.end(),
+                     [q](double k) { return std::fabs(k - q) < 1e-12; });
+}
+
+double run_value(const LatencySummary& s, const std::string& statistic) {
+  if (statistic == "max") return static_cast<double>(s.max);
+  const double q = statistic_quantile(statistic);
+  for (const auto& [kq, v] : s.quantiles()) {
+    if (std::fabs(kq - q) < 1e-12) return static_cast<double>(v);
+  }
+  return NAN;
+}
+
+}  // namespace
+
+double statistic_quantile(const std::string& statistic) {
+  for (double q : LatencySummary::kQuantiles) {
+    if (fmt::quantile_name(q) == statistic) return q;
+  }
+  return NAN;
+}
+
+std::string statistic_label(const std::string& statistic) {
+  const double q = statistic_quantile(statistic);
+  if (std::isnan(q)) return statistic;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "p%.6g", q * 100);
+  return buf;
+}
+
+std::vector<std::string> run_statistics(const Metric& m, const MetricPolicy& mp) {
+  std::vector<std::string> out;
+  if (m.kind == MetricKind::kLatency) {
+    std::vector<double> qs = mp.quantiles;
+    std::sort(qs.begin(), qs.end());
+    for (double q : qs) {
+      if (kept_per_run(q)) out.push_back(fmt::quantile_name(q));
+    }
+    if (mp.judge_max) out.push_back("max");
+  } else if (m.kind == MetricKind::kThroughput || m.kind == MetricKind::kDuration ||
+             m.kind == MetricKind::kCount) {
+    out.push_back("value");
+  }
+  return out;
+}
+
+SideValues side_values(const Metric& m, const std::string& statistic) {
+  SideValues out;
+  if (statistic == "value") {
+    for (double v : m.samples) {
+      if (v > 0 && std::isfinite(v)) out.values.push_back(std::log(v));
+    }
+    return out;
+  }
+  double samples = 0;
+  for (const LatencySummary& r : m.runs) {
+    const double v = run_value(r, statistic);
+    if (r.count == 0 || !(v > 0)) continue;
+    out.values.push_back(std::log(v));
+    samples += static_cast<double>(r.count);
+  }
+  out.within_var = quantisation_log_var();
+  const double q = statistic_quantile(statistic);
+  if (!std::isnan(q) && m.histogram && !out.values.empty()) {
+    const double per_run = samples / static_cast<double>(out.values.size());
+    out.within_var += within_run_log_var(*m.histogram, q, per_run);
+  }
+  return out;
+}
+
+}  // namespace rtgate::gate

@@ -1,0 +1,34 @@
+// The per-run statistics a metric is judged on, as per-run values on a log scale: what the gate,
+// its variance priors and `rtgate calibrate` all read.
+//
+//   latency:             "p99", "p999", ... (the policy's quantiles that runs keep) and "max",
+//                        from Metric::runs (one LatencySummary per run); a quantile's within-run
+//                        sampling variance comes from the side's merged histogram.
+//   throughput/duration: "value", from Metric::samples (one value per run).
+// Event counts are not log-scale; count_estimate.h judges them.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "framework/gate/change_estimate.h"
+#include "framework/gate/policy.h"
+#include "framework/report/report.h"
+
+namespace rtgate::gate {
+
+// The statistics judged for `m` under `mp`, in order (quantiles ascending, then max).
+std::vector<std::string> run_statistics(const Metric& m, const MetricPolicy& mp);
+
+// One side's per-run log values of `statistic`, with the within-run variance floor (sampling
+// and quantisation for quantiles, quantisation for the max, 0 for per-run values). Runs without
+// samples, and values <= 0, are left out.
+SideValues side_values(const Metric& m, const std::string& statistic);
+
+// The quantile a statistic name denotes ("p999" -> 0.999), NaN for "max" and "value".
+double statistic_quantile(const std::string& statistic);
+
+// How a statistic reads in tables: "p99.9", "max", "value".
+std::string statistic_label(const std::string& statistic);
+
+}  // namespace rtgate::gate

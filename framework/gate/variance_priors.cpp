@@ -1,0 +1,91 @@
+#include "framework/gate/variance_priors.h"
+
+#include <algorithm>
+#include <boost/math/special_functions/digamma.hpp>
+#include <cmath>
+
+namespace rtgate::gate {
+namespace {
+
+// Per-side centred values, baseline then current: the residuals of the two-group mean model.
+std::vector<double> residuals(const GroupMember& m) {
+  std::vector<double> out;
+  for (const SideValues* side : {&m.base, &m.cur}) {
+    double mean = 0;
+    for (double v : side->values) mean += v;
+    mean /= static_cast<double>(std::max<std::size_t>(1, side->values.size()));
+    for (double v : side->values) out.push_back(v - mean);
+  }
+  return out;
+}
+
+double dot(const std::vector<double>& a, const std::vector<double>& b) {
+  double s = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * b[i];
+  return s;
+}
+
+// Mean squared correlation between members' residuals beyond chance; 1 (fully dependent) when
+// the members' runs do not line up, which caps the prior at one member's information.
+double excess_r2(const std::vector<std::vector<double>>& res, double residual_df) {
+  double sum = 0;
+  int pairs = 0;
+  for (std::size_t i = 0; i < res.size(); ++i) {
+    for (std::size_t j = i + 1; j < res.size(); ++j) {
+      if (res[i].size() != res[j].size()) return 1;
+      const double den = std::sqrt(dot(res[i], res[i]) * dot(res[j], res[j]));
+      const double r = den > 0 ? dot(res[i], res[j]) / den : 0;
+      sum += r * r;
+      ++pairs;
+    }
+  }
+  if (pairs == 0) return 1;
+  return std::clamp(sum / pairs - 1 / residual_df, 0.0, 1.0);
+}
+
+}  // namespace
+
+stats::VariancePrior fit_group_prior(const std::vector<GroupMember>& members) {
+  std::vector<stats::VarianceEstimate> estimates;
+  std::vector<std::vector<double>> res;
+  for (const GroupMember& m : members) {
+    const std::vector<double> r = residuals(m);
+    const double df = static_cast<double>(r.size()) - 2;
+    if (m.base.values.size() < 2 || m.cur.values.size() < 2 || df < 1) continue;
+    estimates.push_back({dot(r, r) / df, df});
+    res.push_back(r);
+  }
+  if (estimates.size() < kMinGroup) return {};
+  stats::VariancePrior prior = stats::fit_prior(estimates);
+  if (!prior.usable()) return prior;
+  std::vector<double> dfs;
+  for (const auto& e : estimates) dfs.push_back(e.df);
+  std::nth_element(dfs.begin(), dfs.begin() + static_cast<std::ptrdiff_t>(dfs.size() / 2),
+                   dfs.end());
+  const double df = dfs[dfs.size() / 2];
+  const double g = static_cast<double>(estimates.size());
+  const double g_eff = g / (1 + (g - 1) * excess_r2(res, df));
+  const double cap = df * g_eff;
+  if (prior.d0 > cap) {
+    // The same location estimate, re-expressed for the smaller df (fit_prior's moment relation).
+    double mean = 0;
+    for (const auto& e : estimates) {
+      mean += std::log(e.var) - boost::math::digamma(e.df / 2) + std::log(e.df / 2);
+    }
+    mean /= g;
+    prior.d0 = cap;
+    prior.s0_sq = std::exp(mean + boost::math::digamma(cap / 2) - std::log(cap / 2));
+  }
+  return prior;
+}
+
+void VariancePriors::fit() {
+  for (const auto& [key, members] : groups_) priors_[key] = fit_group_prior(members);
+}
+
+stats::VariancePrior VariancePriors::prior(const GroupKey& key) const {
+  const auto it = priors_.find(key);
+  return it == priors_.end() ? stats::VariancePrior{} : it->second;
+}
+
+}  // namespace rtgate::gate

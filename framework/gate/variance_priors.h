@@ -1,0 +1,52 @@
+// Borrowing strength across metrics: an empirical-Bayes prior for the per-run variance of each
+// (suite, metric name, statistic) group, e.g. lock.latency's acquire_latency p99 over its locks.
+//
+// Five runs give a variance 4 degrees of freedom; 16 locks measured in the same runs give the
+// prior many more (stats/moderated_variance.h). Two cautions make the prior honest here:
+//  - Only groups of at least kMinGroup metrics are fitted: fewer cannot tell sampling spread
+//    from real differences between the metrics' variances.
+//  - Metrics measured in the same runs share the runs' drift (a run on a noisier host is noisier
+//    for every lock), so their variances are not independent: treating them as 16 independent
+//    estimates would make the prior look far more certain than it is, and every metric would
+//    err together. The prior's df is therefore capped at the information the group really holds:
+//    df per metric x G_eff, G_eff = G / (1 + (G - 1) r2), with r2 the mean squared correlation of
+//    the metrics' per-run residuals beyond what chance alone gives (1 / residual df), the design
+//    effect of a mean of correlated variance estimates.
+#pragma once
+
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "framework/gate/change_estimate.h"
+#include "framework/stats/moderated_variance.h"
+
+namespace rtgate::gate {
+
+inline constexpr std::size_t kMinGroup = 5;
+
+// One metric's per-run values of one statistic, both sides.
+struct GroupMember {
+  SideValues base, cur;
+};
+
+// The prior of one group (d0 = 0 when the group is too small or holds no information).
+stats::VariancePrior fit_group_prior(const std::vector<GroupMember>& members);
+
+using GroupKey = std::tuple<std::string, std::string, std::string>;  // suite, metric, statistic
+
+class VariancePriors {
+ public:
+  void add(const GroupKey& key, GroupMember member) { groups_[key].push_back(std::move(member)); }
+  // Fits every group; call once after all add()s.
+  void fit();
+  // The prior of the group (no prior when unknown or unfitted).
+  stats::VariancePrior prior(const GroupKey& key) const;
+
+ private:
+  std::map<GroupKey, std::vector<GroupMember>> groups_;
+  std::map<GroupKey, stats::VariancePrior> priors_;
+};
+
+}  // namespace rtgate::gate
