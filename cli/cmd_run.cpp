@@ -5,10 +5,12 @@
 #include "cli/commands.h"
 #include "cli/gate_common.h"
 #include "cli/run_common.h"
+#include "cli/until_decided.h"
 #include "exporters/console_table.h"
 #include "exporters/json_exporter.h"
 #include "exporters/junit_exporter.h"
 #include "framework/atomic_file.h"
+#include "framework/measure/clock.h"
 #include "framework/signals.h"
 
 namespace rtgate::cli {
@@ -18,17 +20,38 @@ struct RunCmdArgs {
   RunArgs run;
   std::string baseline;
   GateInputs gate;
+  bool until_decided = false;
+  int max_runs = 20;
+  std::string budget;
 };
 
 int run_command(const RunCmdArgs& args) {
+  const std::int64_t started = monotonic_ns();
   const RunArgs& a = args.run;
   Prepared p;
   if (int rc = prepare(a, &p, {{"--junit", args.gate.junit_path}}); rc != kExitOk) return rc;
   const RunOptions& opt = p.options;
+  UntilDecided until{.max_runs = args.max_runs, .started_ns = started};
+  if (args.until_decided && args.baseline.empty()) {
+    return print_error("--until-decided needs --baseline BASE.json"), kExitUsage;
+  }
+  if (!args.budget.empty()) {
+    const std::optional<double> b = parse_duration(args.budget);
+    if (!b)
+      return print_error("--budget '" + args.budget + "' is not a duration (e.g. 5m)"), kExitUsage;
+    if (!args.until_decided) return print_error("--budget needs --until-decided"), kExitUsage;
+    until.budget_s = *b;
+  }
 
   std::optional<RunReport> baseline;
   if (!args.baseline.empty() && !(baseline = load_result(args.baseline, "--baseline"))) {
     return kExitUsage;
+  }
+  std::optional<gate::Policy> policy;
+  if (baseline) {
+    // The policy is checked against the baseline before anything runs (its keys must name
+    // something there); the current side is checked again after the run.
+    if (!(policy = load_gate_policy(*baseline, *baseline, args.gate))) return kExitUsage;
   }
 
   const std::atomic<bool>& interrupt = install_interrupt_handler();
@@ -39,6 +62,14 @@ int run_command(const RunCmdArgs& args) {
   };
   RunOutcome out = run_suites(p.selection, opt, interrupt, save);
   save(out.report);
+  std::optional<UntilDecidedOutcome> sequential;
+  if (args.until_decided && !out.interrupted && !out.abandoned) {
+    sequential =
+        run_until_decided(p.selection, opt, interrupt, *baseline, *policy, until, out.report, save);
+    out.interrupted = sequential->interrupted;
+    out.abandoned = sequential->abandoned;
+    save(out.report);
+  }
   ConsoleExporter(stdout).write(out.report);
   if (!write_error.empty()) print_error(write_error);
 
@@ -46,8 +77,16 @@ int run_command(const RunCmdArgs& args) {
   std::optional<gate::GateReport> verdicts;
   if (!args.baseline.empty() && !out.interrupted) {
     // The run's own JUnit is replaced by the gate's, which carries the verdicts.
-    verdicts.emplace();
-    rc = gate_and_report(*baseline, out.report, args.gate, &*verdicts);
+    if (sequential) {
+      // The last look's verdicts, at the alpha that look spent (a fresh comparison of the
+      // final data would spend all of alpha again).
+      verdicts = sequential->gate;
+      rc = report_gate(*verdicts, out.report, args.gate);
+      std::printf("until-decided: stopped: %s\n", sequential->stopped.c_str());
+    } else {
+      verdicts.emplace();
+      rc = gate_and_report(*baseline, out.report, args.gate, &*verdicts);
+    }
   } else if (!args.gate.junit_path.empty()) {
     if (std::string w =
             write_file_atomically(args.gate.junit_path, render_junit(junit_from_run(out.report)));
@@ -95,6 +134,15 @@ void add_run(CLI::App& app, int& exit_code) {
                 "with --baseline: exit 1 instead of 3 when the data cannot tell");
   cmd->add_flag("--allow-env-mismatch", a->gate.allow_env_mismatch,
                 "with --baseline: judge even when the environments differ");
+  cmd->add_flag("--until-decided", a->until_decided,
+                "with --baseline: after --runs, add one run at a time of each suite with an "
+                "inconclusive metric and gate again, until every gated metric is decided");
+  cmd->add_option("--max-runs", a->max_runs, "with --until-decided: runs of a suite at most")
+      ->check(CLI::Range(2, 10000))
+      ->capture_default_str();
+  cmd->add_option("--budget", a->budget,
+                  "with --until-decided: wall time for the whole run, e.g. 5m (no round starts "
+                  "that would not fit)");
   cmd->callback([a, &exit_code] { exit_code = run_command(*a); });
 }
 

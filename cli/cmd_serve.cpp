@@ -32,26 +32,6 @@ struct ServeArgs {
   std::string every = "10m";
 };
 
-// "90", "90s", "10m", "2h", "1d" -> seconds; nullopt when it is none of these.
-std::optional<double> parse_every(const std::string& s) {
-  if (s.empty()) return std::nullopt;
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(s, &used);
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  const std::string unit = s.substr(used);
-  const double scale = unit.empty() || unit == "s" ? 1
-                       : unit == "m"               ? 60
-                       : unit == "h"               ? 3600
-                       : unit == "d"               ? 86400
-                                                   : 0;
-  if (scale == 0 || !(v > 0)) return std::nullopt;
-  return v * scale;
-}
-
 // HOST:PORT with a numeric port (0: any free one).
 bool valid_listen(const std::string& s) {
   const std::size_t colon = s.rfind(':');
@@ -94,7 +74,7 @@ std::unique_ptr<prometheus::Exposer> start_exposer(const std::string& listen,
 
 int serve_command(const ServeArgs& args) {
   const RunArgs& a = args.run;
-  const std::optional<double> every_s = parse_every(args.every);
+  const std::optional<double> every_s = parse_duration(args.every);
   if (!every_s) {
     print_error("--every '" + args.every + "' is not a duration (e.g. 90s, 10m, 2h)");
     return kExitUsage;

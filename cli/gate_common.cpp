@@ -19,22 +19,24 @@ std::optional<RunReport> load_result(const std::string& path, const char* role) 
   }
 }
 
-int gate_and_report(const RunReport& base, const RunReport& cur, const GateInputs& in,
-                    gate::GateReport* out) {
+std::optional<gate::Policy> load_gate_policy(const RunReport& base, const RunReport& cur,
+                                             const GateInputs& in) {
   gate::Policy policy;
   try {
     if (!in.policy_path.empty()) policy = gate::load_policy(in.policy_path);
   } catch (const gate::PolicyError& e) {
     print_error(std::string("--policy: ") + e.what());
-    return kExitUsage;
+    return std::nullopt;
   }
   if (const std::string why = gate::validate_policy(policy, base, cur); !why.empty()) {
     print_error("--policy: " + why);
-    return kExitUsage;
+    return std::nullopt;
   }
   policy.allow_env_mismatch = policy.allow_env_mismatch || in.allow_env_mismatch;
-  const gate::GateReport report = gate::compare(base, cur, policy);
-  if (out != nullptr) *out = report;
+  return policy;
+}
+
+int report_gate(const gate::GateReport& report, const RunReport& cur, const GateInputs& in) {
   std::fputs(render_gate_table(report, TableFormat::kTable).c_str(), stdout);
   if (!in.junit_path.empty()) {
     const std::string xml = render_junit(junit_from_gate(report, cur, in.fail_on_inconclusive));
@@ -44,6 +46,15 @@ int gate_and_report(const RunReport& base, const RunReport& cur, const GateInput
     }
   }
   return gate::exit_code(report, in.fail_on_inconclusive);
+}
+
+int gate_and_report(const RunReport& base, const RunReport& cur, const GateInputs& in,
+                    gate::GateReport* out) {
+  const std::optional<gate::Policy> policy = load_gate_policy(base, cur, in);
+  if (!policy) return kExitUsage;
+  const gate::GateReport report = gate::compare(base, cur, *policy);
+  if (out != nullptr) *out = report;
+  return report_gate(report, cur, in);
 }
 
 }  // namespace rtgate::cli

@@ -19,9 +19,17 @@ struct GateInputs {
 // Reads a result file; on failure prints the one-line error and returns nullopt.
 std::optional<RunReport> load_result(const std::string& path, const char* role);
 
-// Loads and validates the policy against both reports, compares, prints the table to stdout,
-// writes JUnit if asked. Returns the exit code (0, 1, 3; 2 for a bad policy or JUnit path).
-// `out`, when given, receives the comparison (for exporters that carry verdicts).
+// Loads the policy and validates it against both reports, with --allow-env-mismatch applied; on
+// failure prints the one-line error and returns nullopt (exit 2).
+std::optional<gate::Policy> load_gate_policy(const RunReport& base, const RunReport& cur,
+                                             const GateInputs& in);
+
+// Prints the table to stdout and writes JUnit if asked. Returns the exit code (0, 1, 3; 1 when
+// the JUnit file cannot be written).
+int report_gate(const gate::GateReport& report, const RunReport& cur, const GateInputs& in);
+
+// load_gate_policy, compare, report_gate. `out`, when given, receives the comparison (for
+// exporters that carry verdicts).
 int gate_and_report(const RunReport& base, const RunReport& cur, const GateInputs& in,
                     gate::GateReport* out = nullptr);
 

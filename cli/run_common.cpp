@@ -16,6 +16,25 @@
 
 namespace rtgate::cli {
 
+std::optional<double> parse_duration(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(s, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  const std::string unit = s.substr(used);
+  const double scale = unit.empty() || unit == "s" ? 1
+                       : unit == "m"               ? 60
+                       : unit == "h"               ? 3600
+                       : unit == "d"               ? 86400
+                                                   : 0;
+  if (scale == 0 || !(v > 0)) return std::nullopt;
+  return v * scale;
+}
+
 void add_run_options(CLI::App* cmd, RunArgs& a) {
   cmd->add_option("selectors", a.selectors,
                   "suite names, globs ('lock.*'), tag:NAME; -NAME excludes");

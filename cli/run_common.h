@@ -28,6 +28,9 @@ struct RunArgs {
   std::string textfile_dir;
 };
 
+// "90", "90s", "10m", "2h", "1d" -> seconds; nullopt when it is none of these.
+std::optional<double> parse_duration(const std::string& s);
+
 // Adds the options above to `cmd`; `a` must outlive the app.
 void add_run_options(CLI::App* cmd, RunArgs& a);
 

@@ -96,15 +96,4 @@ ChangeEstimate estimate_change(const SideValues& base, const SideValues& cur,
   return e;
 }
 
-ChangeEstimate estimate_change_without_extreme(const SideValues& base, const SideValues& cur,
-                                               const stats::VariancePrior& prior,
-                                               bool drop_largest) {
-  if (cur.values.size() < 3) return estimate_change(base, cur, prior);
-  SideValues fewer = cur;
-  const auto it = drop_largest ? std::max_element(fewer.values.begin(), fewer.values.end())
-                               : std::min_element(fewer.values.begin(), fewer.values.end());
-  fewer.values.erase(it);
-  return estimate_change(base, fewer, prior);
-}
-
 }  // namespace rtgate::gate

@@ -46,13 +46,6 @@ struct ChangeEstimate {
 ChangeEstimate estimate_change(const SideValues& base, const SideValues& cur,
                                const stats::VariancePrior& prior);
 
-// The same without current's run of the largest (drop_largest) or smallest value: a change that
-// one run alone makes is not a change of the system (an outlier run stays an outlier). Returns the
-// full estimate when current has fewer than 3 runs.
-ChangeEstimate estimate_change_without_extreme(const SideValues& base, const SideValues& cur,
-                                               const stats::VariancePrior& prior,
-                                               bool drop_largest);
-
 // Upper-tail critical value of t(df) (normal for infinite df): P(T > t) = alpha.
 double t_critical(double alpha, double df);
 

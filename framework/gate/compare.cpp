@@ -305,7 +305,8 @@ GateReport compare(const RunReport& base, const RunReport& cur, const Policy& po
   for (const Pending& p : pending) g.judged_metrics += p.policy.gated ? 1 : 0;
   g.family =
       policy.alpha_scope == AlphaScope::kGate ? std::max(policy.family_size, g.judged_metrics) : 1;
-  judge_pending(g, pending, {.test = g.look_alpha / g.family, .eq = g.look_alpha});
+  judge_pending(g, pending,
+                {.test = g.look_alpha / g.family, .eq = g.look_alpha, .robust = policy.alpha});
   decide_all(g, policy);
 
   for (std::size_t i = 0; i < matched.size(); ++i) {

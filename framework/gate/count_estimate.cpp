@@ -15,16 +15,22 @@ double sum_of(const std::vector<double>& xs) {
   return s;
 }
 
-// Pearson chi-square of per-run counts around their mean, and its degrees of freedom.
-void pearson(const std::vector<double>& xs, double& chi2, double& df) {
-  if (xs.size() < 2) return;
-  const double mean = sum_of(xs) / static_cast<double>(xs.size());
-  df += static_cast<double>(xs.size() - 1);
-  if (mean <= 0) return;
-  for (double x : xs) chi2 += (x - mean) * (x - mean) / mean;
-}
-
 using Fast = boost::math::policies::policy<boost::math::policies::promote_double<false>>;
+
+// Pearson chi-square / df of one side's per-run counts around their mean, when Pearson's
+// dispersion test rejects Poisson at 5%; else 1. With 4 df, phi's own noise would otherwise cut
+// the information of Poisson counts in half much of the time.
+double dispersion(const std::vector<double>& xs) {
+  if (xs.size() < 2) return 1;
+  const double mean = sum_of(xs) / static_cast<double>(xs.size());
+  if (mean <= 0) return 1;
+  double chi2 = 0;
+  for (double x : xs) chi2 += (x - mean) * (x - mean) / mean;
+  const double df = static_cast<double>(xs.size() - 1);
+  const double p = boost::math::cdf(
+      boost::math::complement(boost::math::chi_squared_distribution<double, Fast>(df), chi2));
+  return p < 0.05 ? std::max(1.0, chi2 / df) : 1.0;
+}
 
 double z_quantile(double p) {
   return boost::math::quantile(boost::math::normal_distribution<double, Fast>(), p);
@@ -51,30 +57,16 @@ CountEstimate estimate_counts(const std::vector<double>& base, const std::vector
   e.rate_base = kb / nb;
   e.rate_cur = kc / nc;
   e.effect = e.rate_cur - e.rate_base;
-  double chi2 = 0, df = 0;
-  pearson(base, chi2, df);
-  pearson(cur, chi2, df);
-  // Overdispersion is used only when the counts show it (Pearson's dispersion test at 5%): with
-  // 8 df, phi's own noise would otherwise halve the information of Poisson counts half the time.
-  const bool overdispersed =
-      df > 0 && boost::math::cdf(boost::math::complement(
-                    boost::math::chi_squared_distribution<double, Fast>(df), chi2)) < 0.05;
-  e.phi = overdispersed ? chi2 / df : 1.0;
+  // Overdispersion, per side (Pearson chi-square / df, used only when that side's dispersion test
+  // rejects Poisson at 5%), and the larger of the two: a burst pattern on one side and a quiet
+  // other side must not average out into "nearly Poisson".
+  e.phi = std::max(dispersion(base), dispersion(cur));
   const double sb = kb / e.phi, sc = kc / e.phi;
   const double share = nc / (nb + nc);
   // P(X >= sc) and P(X <= sc) for X ~ Binomial(sb + sc, share), continuous in the counts.
   e.p_up = sc <= 0 ? 1.0 : boost::math::ibeta(sc, sb + 1, share, Fast());
   e.p_down = sb <= 0 ? 1.0 : boost::math::ibeta(sb, sc + 1, 1 - share, Fast());
   return e;
-}
-
-CountEstimate estimate_counts_without_extreme(const std::vector<double>& base,
-                                              const std::vector<double>& cur, bool drop_largest) {
-  if (cur.size() < 3) return estimate_counts(base, cur);
-  std::vector<double> fewer = cur;
-  fewer.erase(drop_largest ? std::max_element(fewer.begin(), fewer.end())
-                           : std::min_element(fewer.begin(), fewer.end()));
-  return estimate_counts(base, fewer);
 }
 
 double CountEstimate::upper(double alpha) const {

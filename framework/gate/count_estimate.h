@@ -3,10 +3,11 @@
 // Events are compared as rates per run by the exact conditional test (given the total, current's
 // share of the events is Binomial(K, n_cur / (n_base + n_cur)) when the rates are equal), made
 // quasi-Poisson: real event counts are burstier than Poisson (one VM hiccup swallows several
-// periods), so when Pearson's dispersion test (at 5%) says so, the counts are divided by the
-// overdispersion phi = Pearson chi-square / df of the per-run counts around their side's mean
-// before the test, which the regularized incomplete beta function evaluates for non-integer
-// counts. The interval of the difference in
+// periods), so the counts are divided by the overdispersion phi before the test (which the
+// regularized incomplete beta function evaluates for non-integer counts): the larger of the two
+// sides' Pearson chi-square / df, each used only when that side's dispersion test rejects Poisson
+// at 5%. The larger, not the pooled: bursts on one side and a quiet other side must not average
+// out into "nearly Poisson". The interval of the difference in
 // events per run takes each side's exact (gamma) Poisson bound at half the level, so it covers at
 // least the nominal level even with no events on a side (0 events in 5 runs: current's rate is
 // below 0.6 per run at 95%).
@@ -35,9 +36,5 @@ struct CountEstimate {
 
 // Per-run counts (>= 0) of each side.
 CountEstimate estimate_counts(const std::vector<double>& base, const std::vector<double>& cur);
-
-// Without current's run of the largest (drop_largest) or smallest count, when it has >= 3 runs.
-CountEstimate estimate_counts_without_extreme(const std::vector<double>& base,
-                                              const std::vector<double>& cur, bool drop_largest);
 
 }  // namespace rtgate::gate

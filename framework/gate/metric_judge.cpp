@@ -6,6 +6,7 @@
 #include "framework/gate/count_estimate.h"
 #include "framework/gate/format.h"
 #include "framework/gate/run_values.h"
+#include "framework/stats/mann_whitney.h"
 #include "framework/stats/summary.h"
 
 namespace rtgate::gate {
@@ -24,24 +25,51 @@ std::string value_str(const Metric& m, double v) {
   return m.kind == MetricKind::kLatency ? fmt::ns(v) : fmt::num(v) + " " + m.unit;
 }
 
-// Orientation: for "lower is better" the worse direction is up.
+// Orientation: for "lower is better" the worse direction is up. A change counts in a direction
+// only beyond the floor and only when it is consistent across runs: a one-sided Mann-Whitney U
+// test of the per-run values significant at the unadjusted level (`robust`). What one or two runs
+// alone make (an outlier run, a burst) is not a change of the system, however large. The check
+// only removes rejections, so the gate keeps its level; the parametric test sets the p-value.
 struct Oriented {
   double p_worse, p_better;
   bool beyond_worse, beyond_better;
+  bool robust_worse = false, robust_better = false;
 };
 
-Oriented orient(Better better, double p_up, double p_down, double effect, double floor) {
+Oriented orient(Better better, double p_up, double p_down, double effect, double floor,
+                double p_up_without, double p_down_without, double robust) {
   const bool lower_better = better == Better::kLower;
   return {.p_worse = lower_better ? p_up : p_down,
           .p_better = lower_better ? p_down : p_up,
           .beyond_worse = lower_better ? effect > floor : effect < -floor,
-          .beyond_better = lower_better ? effect < -floor : effect > floor};
+          .beyond_better = lower_better ? effect < -floor : effect > floor,
+          .robust_worse = !((lower_better ? p_up_without : p_down_without) > robust),
+          .robust_better = !((lower_better ? p_down_without : p_up_without) > robust)};
+}
+
+// Fewer runs a side than this cannot show consistency at 5% (3 against 3: p >= 1/20), so the
+// check is waived there; such a verdict rests on the (calibrated) variance alone.
+constexpr std::size_t kConsistencyRuns = 3;
+
+std::string consistency_text(double p_rank, double robust) {
+  if (std::isnan(p_rank)) return "; consistency across runs not testable (fewer than 3 a side)";
+  return "; across runs (Mann-Whitney) " + fmt::p_value(p_rank) +
+         (p_rank <= robust ? "" : ", not consistent across runs: not counted");
+}
+
+// One-sided rank tests of current against baseline per-run values: (up, down); NaN when waived.
+std::pair<double, double> rank_p(const std::vector<double>& b, const std::vector<double>& c) {
+  if (b.size() < kConsistencyRuns || c.size() < kConsistencyRuns) return {NAN, NAN};
+  return {stats::mann_whitney_u(c, b, stats::Alternative::kGreater).p_value,
+          stats::mann_whitney_u(c, b, stats::Alternative::kLess).p_value};
 }
 
 void classify(Evidence& e, const Oriented& o, double a, bool within) {
-  if (o.p_worse <= a && o.beyond_worse) {
+  e.counts_worse = o.beyond_worse && o.robust_worse;
+  e.counts_better = o.beyond_better && o.robust_better;
+  if (o.p_worse <= a && o.beyond_worse && o.robust_worse) {
     e.indicates = Verdict::kRegressed;
-  } else if (o.p_better <= a && o.beyond_better) {
+  } else if (o.p_better <= a && o.beyond_better && o.robust_better) {
     e.indicates = Verdict::kImproved;
   } else {
     e.indicates = within ? Verdict::kUnchanged : Verdict::kInconclusive;
@@ -72,10 +100,9 @@ Evidence log_statistic(const Metric& base, const Metric& cur, const std::string&
     o = {1, 1, false, false};
     return e;
   }
-  const ChangeEstimate up = estimate_change_without_extreme(b, c, prior, true);
-  const ChangeEstimate down = estimate_change_without_extreme(b, c, prior, false);
-  const double p_up = std::max(full.p_up, up.p_up), p_down = std::max(full.p_down, down.p_down);
-  o = orient(cur.better, p_up, p_down, full.effect, floor);
+  const auto [rank_up, rank_down] = rank_p(b.values, c.values);
+  o = orient(cur.better, full.p_up, full.p_down, full.effect, floor, rank_up, rank_down, lv.robust);
+  const double p_rank = cur.better == Better::kLower ? rank_up : rank_down;
   e.p_value = o.p_worse;
   e.p_better = o.p_better;
   e.effect = std::exp(full.effect);
@@ -97,7 +124,8 @@ Evidence log_statistic(const Metric& base, const Metric& cur, const std::string&
              std::to_string(c.values.size()) + " runs), x" + fmt::num(e.effect) + " " +
              ci_name(lv) + " " + fmt::interval(e.ci_low, e.ci_high, false) + ", worse " +
              fmt::p_value(o.p_worse) + ", floor x" + fmt::num(e.floor) + ", detectable x" +
-             fmt::num(e.detectable) + " (df " + fmt::num(full.df) + ")";
+             fmt::num(e.detectable) + " (df " + fmt::num(full.df) + ")" +
+             (o.beyond_worse ? consistency_text(p_rank, lv.robust) : "");
   return e;
 }
 
@@ -111,10 +139,9 @@ Evidence event_statistic(const Metric& base, const Metric& cur, double floor, co
     o = {1, 1, false, false};
     return e;
   }
-  const CountEstimate up = estimate_counts_without_extreme(base.samples, cur.samples, true);
-  const CountEstimate down = estimate_counts_without_extreme(base.samples, cur.samples, false);
-  o = orient(cur.better, std::max(full.p_up, up.p_up), std::max(full.p_down, down.p_down),
-             full.effect, floor);
+  const auto [rank_up, rank_down] = rank_p(base.samples, cur.samples);
+  o = orient(cur.better, full.p_up, full.p_down, full.effect, floor, rank_up, rank_down, lv.robust);
+  const double p_rank = cur.better == Better::kLower ? rank_up : rank_down;
   e.p_value = o.p_worse;
   e.p_better = o.p_better;
   e.effect = full.effect;
@@ -128,13 +155,13 @@ Evidence event_statistic(const Metric& base, const Metric& cur, double floor, co
   e.runs_needed =
       floor > 0 ? std::ceil(2 * full.phi * pooled * std::pow(z_sum(a) / floor, 2)) : NAN;
   classify(e, o, a, e.ci_low > -floor && e.ci_high < floor);
-  e.detail = fmt::num(full.rate_base) + " -> " + fmt::num(full.rate_cur) + " " + cur.unit +
-             " per run (" + std::to_string(full.n_base) + " vs " + std::to_string(full.n_cur) +
-             " runs), difference " + fmt::num(e.effect) + " " + ci_name(lv) + " " +
-             fmt::interval(e.ci_low, e.ci_high, false) + ", worse " + fmt::p_value(o.p_worse) +
-             " (exact rate test" +
-             (full.phi > 1 ? ", overdispersion x" + fmt::num(full.phi) : std::string()) +
-             "), floor " + fmt::num(floor) + " per run";
+  e.detail =
+      fmt::num(full.rate_base) + " -> " + fmt::num(full.rate_cur) + " " + cur.unit + " per run (" +
+      std::to_string(full.n_base) + " vs " + std::to_string(full.n_cur) + " runs), difference " +
+      fmt::num(e.effect) + " " + ci_name(lv) + " " + fmt::interval(e.ci_low, e.ci_high, false) +
+      ", worse " + fmt::p_value(o.p_worse) + " (exact rate test" +
+      (full.phi > 1 ? ", overdispersion x" + fmt::num(full.phi) : std::string()) + "), floor " +
+      fmt::num(floor) + " per run" + (o.beyond_worse ? consistency_text(p_rank, lv.robust) : "");
   return e;
 }
 
@@ -234,9 +261,9 @@ void judge_metric(const Metric& base, const Metric& cur, const MetricPolicy& mp,
   const auto k = static_cast<double>(stats.size());
   const std::size_t first = out.evidence.size() - stats.size();
   for (std::size_t i = 0; i < calls.size(); ++i) {
-    if (calls[i].beyond_worse)
+    if (calls[i].beyond_worse && calls[i].robust_worse)
       out.p_worse = std::min(out.p_worse, std::min(1.0, k * calls[i].p_worse));
-    if (calls[i].beyond_better) {
+    if (calls[i].beyond_better && calls[i].robust_better) {
       out.p_better = std::min(out.p_better, std::min(1.0, k * calls[i].p_better));
     }
   }
@@ -284,14 +311,10 @@ void decide_metric(MetricVerdict& v, bool worse_rejected, bool better_rejected) 
   auto best = [&](bool worse) {
     Evidence* pick = nullptr;
     for (Evidence* e : stats) {
-      const double p = worse ? e->p_value : e->p_better;
-      const bool beyond = e->ratio
-                              ? (worse == (v.better == Better::kLower) ? e->effect > e->floor
-                                                                       : e->effect < 1 / e->floor)
-                              : (worse == (v.better == Better::kLower) ? e->effect > e->floor
-                                                                       : e->effect < -e->floor);
-      if (!beyond || std::isnan(p)) continue;
-      if (pick == nullptr || p < (worse ? pick->p_value : pick->p_better)) pick = e;
+      if (!(worse ? e->counts_worse : e->counts_better)) continue;
+      if (pick == nullptr || (worse ? e->p_value < pick->p_value : e->p_better < pick->p_better)) {
+        pick = e;
+      }
     }
     return pick;
   };

@@ -3,10 +3,11 @@
 //   judge_metric()  compares each statistic the metric is judged on (run_values.h: per-run
 //                   quantiles and max for latency, per-run values for throughput and duration;
 //                   count_estimate.h for event counts) and records one Evidence per statistic:
-//                   the change with its (1 - 2 alpha_eq) interval, one-sided p-values robust to
-//                   one run, the noise floor, and the change detectable with 90% power. It sets
-//                   the metric's p_worse / p_better (Bonferroni over its statistics, counting
-//                   only statistics whose change is beyond the floor) and a provisional verdict.
+//                   the change with its (1 - 2 alpha_eq) interval, one-sided p-values, the noise
+//                   floor, and the change detectable with 90% power. It sets the metric's
+//                   p_worse / p_better (Bonferroni over its statistics, counting only statistics
+//                   whose change is beyond the floor and consistent across runs) and a
+//                   provisional verdict.
 //   decide_metric() sets the verdict once the gate's multiplicity step (compare.cpp, Holm) has
 //                   said whether p_worse / p_better were rejected.
 //
@@ -36,6 +37,10 @@ struct Levels {
   // One-sided level of each equivalence bound: alpha / looks (no multiplicity: "unchanged" claims
   // an intersection, which holds at the level of each part).
   double eq = 0.05;
+  // The level at which a change must be consistent across runs (one-sided Mann-Whitney U on the
+  // per-run values): alpha, a filter that only removes rejections (not split by looks, or the
+  // early looks of a run-until-decided plan could never reject).
+  double robust = 0.05;
 };
 
 // The variance prior for one statistic of this metric (calibrated or empirical Bayes).

@@ -65,7 +65,7 @@ stats::VariancePrior fit_group_prior(const std::vector<GroupMember>& members) {
   const double df = dfs[dfs.size() / 2];
   const double g = static_cast<double>(estimates.size());
   const double g_eff = g / (1 + (g - 1) * excess_r2(res, df));
-  const double cap = df * g_eff;
+  const double cap = df * std::min(g_eff, kMaxBorrow);
   if (prior.d0 > cap) {
     // The same location estimate, re-expressed for the smaller df (fit_prior's moment relation).
     double mean = 0;

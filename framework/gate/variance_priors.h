@@ -11,7 +11,9 @@
 //    err together. The prior's df is therefore capped at the information the group really holds:
 //    df per metric x G_eff, G_eff = G / (1 + (G - 1) r2), with r2 the mean squared correlation of
 //    the metrics' per-run residuals beyond what chance alone gives (1 / residual df), the design
-//    effect of a mean of correlated variance estimates.
+//    effect of a mean of correlated variance estimates. r2 from ten-run residuals is itself noisy,
+//    so the prior is also never worth more than kMaxBorrow times the metric's own df: five runs
+//    borrow at most the information of about twenty.
 #pragma once
 
 #include <map>
@@ -25,6 +27,7 @@
 namespace rtgate::gate {
 
 inline constexpr std::size_t kMinGroup = 5;
+inline constexpr double kMaxBorrow = 4;
 
 // One metric's per-run values of one statistic, both sides.
 struct GroupMember {

@@ -38,8 +38,7 @@ struct Evidence {
   // (throughput or duration per run), "event_rate" (event counts per run), "budget".
   std::string test;
   std::string statistic;  // "p99", "p999", "max", "value", "rate"; "" for a budget
-  // One-sided p-value in the worse direction, robust to one run (the largest of the full test and
-  // the test without current's most extreme run); NaN for a budget.
+  // One-sided p-value in the worse direction (the run-level test); NaN for a budget.
   double p_value = NAN;
   double p_better = NAN;  // the same in the better direction
   // The change and its (1 - 2 alpha_eq) interval: current/baseline ratio for log-scale
@@ -54,6 +53,9 @@ struct Evidence {
   // kUnchanged when its interval lies inside the floor, kInconclusive otherwise.
   Verdict indicates = Verdict::kUnchanged;
   bool deciding = false;  // this evidence decided the metric's verdict
+  // Its change counts for the metric's p-value in that direction: beyond the floor, and
+  // consistent across runs (a one-sided Mann-Whitney U of the per-run values at alpha).
+  bool counts_worse = false, counts_better = false;
 };
 
 struct MetricVerdict {
@@ -68,8 +70,8 @@ struct MetricVerdict {
   Verdict verdict = Verdict::kUnchanged;
   std::string reason;  // one line: why this verdict
   std::vector<Evidence> evidence;
-  // The metric's one-sided p-values (Bonferroni over its statistics, each robust to one run,
-  // only statistics whose change is beyond the floor): what Holm ranks across the gate.
+  // The metric's one-sided p-values (Bonferroni over its statistics, only statistics whose
+  // change counts, Evidence::counts_worse / counts_better): what Holm ranks across the gate.
   double p_worse = NAN, p_better = NAN;
   // The level its p_worse was held against (Holm's at its rank), for the table.
   double level = NAN;

@@ -313,4 +313,21 @@ std::vector<std::string> contamination_reasons(const Hygiene& h) {
   return reasons;
 }
 
+void merge_hygiene(Hygiene& into, const Hygiene& later) {
+  for (const ForeignRtThread& t : later.foreign_rt_threads) {
+    const bool known = std::any_of(into.foreign_rt_threads.begin(), into.foreign_rt_threads.end(),
+                                   [&](const ForeignRtThread& o) { return o.tid == t.tid; });
+    if (!known) into.foreign_rt_threads.push_back(t);
+  }
+  into.steal_ms += later.steal_ms;
+  for (const auto& [cpu, ms] : later.steal_ms_per_cpu) into.steal_ms_per_cpu[cpu] += ms;
+  if (into.rt_throttled >= 0 && later.rt_throttled >= 0) {
+    into.rt_throttled += later.rt_throttled;
+  } else {
+    into.rt_throttled = std::max(into.rt_throttled, later.rt_throttled);
+  }
+  if (into.rt_throttled_source.empty()) into.rt_throttled_source = later.rt_throttled_source;
+  into.missed_periods += later.missed_periods;
+}
+
 }  // namespace rtgate

@@ -53,6 +53,11 @@ struct HygieneSnapshot {
 
 HygieneSnapshot take_hygiene_snapshot();
 
+// Folds the hygiene of a later window of the same suite into `into` (run --until-decided runs a
+// suite again): foreign threads united by tid, steal and missed periods summed, throttling summed
+// when both are known.
+void merge_hygiene(Hygiene& into, const Hygiene& later);
+
 // Compares two snapshots. Threads of the processes in `own_pids` are ours and never foreign.
 Hygiene hygiene_between(const HygieneSnapshot& before, const HygieneSnapshot& after,
                         const std::set<pid_t>& own_pids);

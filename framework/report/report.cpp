@@ -178,6 +178,30 @@ void SuiteResult::merge_run(const SuiteResult& run) {
   }
 }
 
+void SuiteResult::absorb(const SuiteResult& later) {
+  merge_run(later);
+  runs += later.runs;
+  duration_s += later.duration_s;
+  merge_hygiene(hygiene, later.hygiene);
+  contaminated = contaminated || later.contaminated;
+  for (const std::string& r : later.contaminated_reasons) {
+    if (std::find(contaminated_reasons.begin(), contaminated_reasons.end(), r) ==
+        contaminated_reasons.end()) {
+      contaminated_reasons.push_back(r);
+    }
+  }
+  const auto rank = [](SuiteStatus st) {
+    return st == SuiteStatus::kError     ? 3
+           : st == SuiteStatus::kFailed  ? 2
+           : st == SuiteStatus::kSkipped ? 1
+                                         : 0;
+  };
+  if (rank(later.status) > rank(status)) {
+    status = later.status;
+    reason = later.reason;
+  }
+}
+
 std::string rfc3339_now() {
   const auto now = std::chrono::system_clock::now();
   const std::time_t t = std::chrono::system_clock::to_time_t(now);

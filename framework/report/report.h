@@ -112,6 +112,9 @@ struct SuiteResult {
   Case* find(const std::string& case_name);
   // Folds the cases of another run into this one (metrics merged by name).
   void merge_run(const SuiteResult& run);
+  // Folds a later invocation's runs of the same suite into this one (run --until-decided): its
+  // cases, run count, duration, hygiene and contamination, and its status when worse.
+  void absorb(const SuiteResult& later);
 };
 
 // The run options a result was measured with (RunOptions as the runner saw them), so the gate

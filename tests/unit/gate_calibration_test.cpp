@@ -191,6 +191,16 @@ TEST(GateCalibration, WideAADrift20AllShared) {
   expect_false_rate(t);
 }
 
+// Event counts burstier than Poisson: one run in five swallows Poisson(10) more periods.
+TEST(GateCalibration, WideAABurstyEventCounts) {
+  sim::Layout layout = wide_layout();
+  layout.burst_share = 0.2;
+  layout.burst = 10;
+  const Tally t = trials(layout, 5, {.sigma = 0.10}, {}, 115);
+  t.print("wide A/A, bursty missed/skipped periods");
+  expect_false_rate(t);
+}
+
 // --- Power ------------------------------------------------------------------------------------
 
 const sim::Change kTail{

@@ -206,12 +206,19 @@ inline Metric throughput_metric(std::mt19937_64& rng, const std::string& name, d
   return m;
 }
 
+// Poisson events per run, and with probability burst_share a burst of Poisson(burst) more (a VM
+// hiccup that swallows several periods at once: counts burstier than Poisson).
 inline Metric count_metric(std::mt19937_64& rng, const std::string& name, const std::string& unit,
-                           double rate, int runs) {
+                           double rate, int runs, double burst_share = 0, double burst = 0) {
   Metric m = Metric::count(name, 0, unit);
   m.samples.clear();
-  std::poisson_distribution<int> p(std::max(rate, 1e-12));
-  for (int r = 0; r < runs; ++r) m.samples.push_back(rate > 0 ? p(rng) : 0);
+  std::poisson_distribution<int> p(std::max(rate, 1e-12)), b(std::max(burst, 1e-12));
+  std::bernoulli_distribution hit(burst_share);
+  for (int r = 0; r < runs; ++r) {
+    double v = rate > 0 ? p(rng) : 0;
+    if (burst_share > 0 && hit(rng)) v += b(rng);
+    m.samples.push_back(v);
+  }
   return m;
 }
 
@@ -248,6 +255,7 @@ struct Layout {
   std::uint64_t lock_samples = 5'000;
   double throughput_cv = 0.03;
   double missed_rate = 0.5, overrun_rate = 0.2, skipped_rate = 0.2;
+  double burst_share = 0, burst = 0;  // bursts of missed and skipped periods
 };
 
 inline Shape acquire_shape() {
@@ -318,7 +326,7 @@ inline RunReport side(std::mt19937_64& rng, const Layout& l, int runs, const Dri
                                        rate(l.overrun_rate, "cyclic", c.name, "overruns"), runs));
       c.metrics.push_back(count_metric(rng, "missed_periods", "periods",
                                        rate(l.missed_rate, "cyclic", c.name, "missed_periods"),
-                                       runs));
+                                       runs, l.burst_share, l.burst));
       s.cases.push_back(std::move(c));
     }
     r.suites.push_back(std::move(s));
@@ -348,7 +356,8 @@ inline RunReport side(std::mt19937_64& rng, const Layout& l, int runs, const Dri
       fair.samples.assign(static_cast<std::size_t>(runs), 10.0);
       c.metrics.push_back(std::move(fair));
       c.metrics.push_back(count_metric(rng, "skipped_periods", "periods",
-                                       rate(l.skipped_rate, s.name, n, "skipped_periods"), runs));
+                                       rate(l.skipped_rate, s.name, n, "skipped_periods"), runs,
+                                       l.burst_share, l.burst));
       s.cases.push_back(std::move(c));
     }
     r.suites.push_back(std::move(s));
