@@ -23,6 +23,7 @@ void add_run(CLI::App& app, int& exit_code);
 void add_locks(CLI::App& app, int& exit_code);
 void add_compare(CLI::App& app, int& exit_code);
 void add_gate(CLI::App& app, int& exit_code);
+void add_calibrate(CLI::App& app, int& exit_code);
 void add_serve(CLI::App& app, int& exit_code);
 
 // A one-line error on stderr, "rtgate: error: ...".

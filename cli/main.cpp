@@ -49,6 +49,7 @@ int main(int argc, char** argv) {
   add_locks(app, exit_code);
   add_compare(app, exit_code);
   add_gate(app, exit_code);
+  add_calibrate(app, exit_code);
   add_serve(app, exit_code);
 
   std::vector<std::string> args(argv + 1, argv + argc);
