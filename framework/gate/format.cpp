@@ -32,6 +32,7 @@ std::string pct(double v) {
 
 std::string p_value(double p) {
   if (std::isnan(p)) return "p=n/a";
+  if (p <= 0) return "p<1e-300";
   return printf_string(p >= 0.001 || p == 0 ? "p=%.4f" : "p=%.2g", p);
 }
 

@@ -166,7 +166,7 @@ Evidence event_statistic(const Metric& base, const Metric& cur, double floor, co
 }
 
 std::string change_of(const Evidence& e) {
-  if (!e.ratio) return fmt::num(e.effect) + " per run";
+  if (!e.ratio) return (e.effect >= 0 ? "+" : "") + fmt::num(e.effect);
   return "x" + fmt::num(e.effect);
 }
 
