@@ -379,12 +379,15 @@ void decide_metric(MetricVerdict& v, bool worse_rejected, bool better_rejected) 
                   : fmt::num(open->floor) + " per run";
   const std::string detectable = open->ratio ? "x" + fmt::num(open->detectable)
                                              : "+" + fmt::num(open->detectable) + " per run";
-  v.reason = name_of(*open) + " " + change_of(*open) + " " + interval_of(*open) +
-             " is neither significant nor inside the floor " + floor + "; this data detects " +
-             detectable + " (90% power)" +
-             (std::isfinite(open->runs_needed)
-                  ? ", about " + fmt::num(open->runs_needed) + " runs a side would detect the floor"
-                  : "");
+  v.reason =
+      name_of(*open) + " " + change_of(*open) + " " + interval_of(*open) +
+      " is neither significant nor inside the floor " + floor + "; this data detects " +
+      detectable + " (90% power)" +
+      (!std::isfinite(open->runs_needed) ? ""
+       : open->runs_needed > 1000
+           ? ", and no practical number of runs would detect the floor on this spread "
+             "(over 1000 a side): runs this different need a wider floor or a quieter host"
+           : ", about " + fmt::num(open->runs_needed) + " runs a side would detect the floor");
 }
 
 }  // namespace rtgate::gate
