@@ -14,6 +14,8 @@
 
 namespace rtgate {
 
+class SampleHook;  // framework/measure/periodic_loop.h
+
 class RunContext {
  public:
   RunContext(double duration_s, std::vector<int> cpus, std::atomic<bool>& stop, int run_index = 0,
@@ -39,6 +41,11 @@ class RunContext {
   // Visits every tracked counter under the registration lock (progress line, watchdog).
   void for_each_tracked(const std::function<void(LiveStats&)>& fn);
 
+  // What every periodic loop of this run offers each sample to (nullptr: nothing); set before
+  // the suite starts, read by the suite when it builds its loops.
+  SampleHook* sample_hook() const { return sample_hook_; }
+  void set_sample_hook(SampleHook* hook) { sample_hook_ = hook; }
+
  private:
   double duration_s_;
   std::vector<int> cpus_;
@@ -47,6 +54,7 @@ class RunContext {
   int runs_;
   std::mutex tracked_mutex_;
   std::deque<LiveStats> tracked_;
+  SampleHook* sample_hook_ = nullptr;
 };
 
 }  // namespace rtgate

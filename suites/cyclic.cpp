@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "framework/measure/clock.h"
-#include "framework/measure/periodic_recorder.h"
+#include "framework/measure/periodic_loop.h"
 #include "framework/registry.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/rt_thread.h"
@@ -33,17 +33,6 @@ struct Worker {
   rtgate::LiveStats& live;
   rtgate::PeriodicRecorder rec;
 };
-
-void measure(Worker& w, std::int64_t start_ns, std::int64_t end_ns, const std::atomic<bool>& stop) {
-  w.live.tid.store(gettid(), std::memory_order_relaxed);
-  w.rec.start(start_ns);
-  std::int64_t next = start_ns + w.interval_ns;
-  while (next <= end_ns && !stop.load(std::memory_order_relaxed)) {
-    rtgate::sleep_until_ns(next);
-    next = w.rec.on_wakeup(next, rtgate::monotonic_ns());
-  }
-  w.live.done.store(true, std::memory_order_relaxed);
-}
 
 std::optional<rtgate::rt::Policy> policy_from(const std::string& s) {
   if (s == "fifo") return rtgate::rt::Policy::kFifo;
@@ -95,7 +84,8 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
                                     .cpus = {w->cpu}};
         threads.push_back(
             std::make_unique<rtgate::rt::RtThread>(spec, [wp = w.get(), start_ns, end_ns, &ctx] {
-              measure(*wp, start_ns, end_ns, ctx.stop_flag());
+              rtgate::PeriodicLoop(wp->rec, wp->live, wp->interval_ns, ctx.sample_hook())
+                  .run(start_ns, end_ns, ctx.stop_flag());
             }));
       }
     } catch (...) {

@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "framework/measure/busy.h"
-#include "framework/measure/periodic_recorder.h"
+#include "framework/measure/periodic_loop.h"
 #include "framework/registry.h"
 #include "framework/rt/rt_thread.h"
 #include "framework/run_context.h"
@@ -44,15 +44,11 @@ struct RtSide {
   rtgate::LatencyHistogram acquire, release;
 };
 
+// The periodic loop, taking the lock after each wakeup. When it ends it marks the thread done, so
+// the watchdog stops watching it (later lock cases run long after this one ends).
 void rt_loop(RtSide& s, AnyLock& lock, const Config& c, std::int64_t start, std::int64_t end,
-             const std::atomic<bool>& stop) {
-  s.live.tid.store(gettid(), std::memory_order_relaxed);
-  s.wakeup.start(start);
-  std::int64_t next = start + c.interval_ns;
-  while (next <= end && !stop.load(std::memory_order_relaxed)) {
-    rtgate::sleep_until_ns(next);
-    const std::int64_t woke = rtgate::monotonic_ns();
-    next = s.wakeup.on_wakeup(next, woke);
+             const std::atomic<bool>& stop, rtgate::SampleHook* hook) {
+  rtgate::PeriodicLoop(s.wakeup, s.live, c.interval_ns, hook).run(start, end, stop, [&] {
     const std::int64_t t0 = rtgate::monotonic_ns();
     c.rt_reads ? lock.lock_shared() : lock.lock();
     const std::int64_t t1 = rtgate::monotonic_ns();
@@ -61,9 +57,7 @@ void rt_loop(RtSide& s, AnyLock& lock, const Config& c, std::int64_t start, std:
     c.rt_reads ? lock.unlock_shared() : lock.unlock();
     s.acquire.record(t1 - t0);
     s.release.record(rtgate::monotonic_ns() - t2);
-  }
-  // Done: the watchdog stops watching it (later lock cases run long after this one ends).
-  s.live.done.store(true, std::memory_order_relaxed);
+  });
 }
 
 // A non-RT hammer: xorshift decides read or write, so the mix is exact on average and cheap.
@@ -117,7 +111,7 @@ rtgate::Case measure_lock(const LockInfo& info, const Config& c, std::int64_t sl
                                    .priority = c.priority - i,
                                    .cpus = {cpus[static_cast<std::size_t>(i) % cpus.size()]}},
             [s, &lock, &cfg, start, end, &ctx] {
-              rt_loop(*s, *lock, cfg, start, end, ctx.stop_flag());
+              rt_loop(*s, *lock, cfg, start, end, ctx.stop_flag(), ctx.sample_hook());
             }));
       }
     } catch (...) {

@@ -1,6 +1,7 @@
 #include "framework/measure/rt_probe.h"
 
 #include "framework/measure/clock.h"
+#include "framework/measure/periodic_loop.h"
 
 namespace rtgate {
 namespace {
@@ -15,6 +16,7 @@ RtProbe::RtProbe(const RtProbeSpec& spec, RunContext& ctx)
     : spec_(spec),
       cpu_(pick_cpu(spec.cpu, ctx.cpus())),
       live_(ctx.track("probe")),
+      hook_(ctx.sample_hook()),
       rec_(spec.interval_ns, 1'000'000'000,
            static_cast<std::size_t>(spec.max_duration_ns / 1'000'000'000) + 2, live_) {}
 
@@ -22,19 +24,13 @@ RtProbe::~RtProbe() { stop(); }
 
 void RtProbe::start() {
   const std::int64_t first = monotonic_ns() + spec_.interval_ns;
-  rec_.start(first - spec_.interval_ns);
   thread_ = std::make_unique<rt::RtThread>(
       rt::ThreadSpec{.name = "rtgate-probe",
                      .priority = spec_.priority,
                      .cpus = cpu_ >= 0 ? std::vector<int>{cpu_} : std::vector<int>{}},
       [this, first] {
-        live_.tid.store(gettid());
-        std::int64_t next = first;
-        while (!stop_.load(std::memory_order_relaxed)) {
-          sleep_until_ns(next);
-          next = rec_.on_wakeup(next, monotonic_ns());
-        }
-        live_.done.store(true);
+        PeriodicLoop(rec_, live_, spec_.interval_ns, hook_)
+            .run(first - spec_.interval_ns, PeriodicLoop::kForever, stop_);
       });
 }
 

@@ -1,8 +1,9 @@
 // RtProbe: a cyclic measurement running beside a workload, so that a throughput suite also
 // reports the worst-case wakeup latency it inflicted on an RT thread.
 //
-// One SCHED_FIFO thread on one CPU sleeps to absolute CLOCK_MONOTONIC deadlines and records
-// wakeup latency through a PeriodicRecorder (missed periods counted), from start() to stop().
+// One SCHED_FIFO thread on one CPU runs the periodic loop (periodic_loop.h: absolute
+// CLOCK_MONOTONIC deadlines, the run's sample hook) and records wakeup latency through a
+// PeriodicRecorder (missed periods counted), from start() to stop().
 #pragma once
 
 #include <atomic>
@@ -47,6 +48,7 @@ class RtProbe {
   int cpu_;
   std::atomic<bool> stop_{false};
   LiveStats& live_;
+  SampleHook* hook_;
   PeriodicRecorder rec_;
   std::unique_ptr<rt::RtThread> thread_;
 };
