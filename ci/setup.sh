@@ -14,6 +14,7 @@ PACKAGES=(
   util-linux bsdutils procps jq    # setpriv, script (non-root and TTY tests), JSON in scripts
   prometheus-cpp-dev libcurl4-openssl-dev  # Prometheus export: core, pull (/metrics), push
   prometheus prometheus-pushgateway curl   # real servers and promtool for the integration tests
+  libtracefs-dev libtraceevent-dev trace-cmd  # --trace: private tracefs instances (trace-cmd: tests)
 )
 
 missing=()
