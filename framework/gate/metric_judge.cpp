@@ -64,6 +64,21 @@ std::pair<double, double> rank_p(const std::vector<double>& b, const std::vector
           stats::mann_whitney_u(c, b, stats::Alternative::kLess).p_value};
 }
 
+// Both directions of one statistic: the parametric p-values into `e`, the floors and the
+// consistency across runs of the per-run values `b` and `c`; `consistency` is the detail's tail.
+Oriented directions(const Metric& cur, double p_up, double p_down, double effect, double floor,
+                    const std::vector<double>& b, const std::vector<double>& c, double robust,
+                    Evidence& e, std::string& consistency) {
+  const auto [rank_up, rank_down] = rank_p(b, c);
+  const Oriented o = orient(cur.better, p_up, p_down, effect, floor, rank_up, rank_down, robust);
+  e.p_value = o.p_worse;
+  e.p_better = o.p_better;
+  consistency = o.beyond_worse
+                    ? consistency_text(cur.better == Better::kLower ? rank_up : rank_down, robust)
+                    : "";
+  return o;
+}
+
 void classify(Evidence& e, const Oriented& o, double a, bool within) {
   e.counts_worse = o.beyond_worse && o.robust_worse;
   e.counts_better = o.beyond_better && o.robust_better;
@@ -100,11 +115,9 @@ Evidence log_statistic(const Metric& base, const Metric& cur, const std::string&
     o = {1, 1, false, false};
     return e;
   }
-  const auto [rank_up, rank_down] = rank_p(b.values, c.values);
-  o = orient(cur.better, full.p_up, full.p_down, full.effect, floor, rank_up, rank_down, lv.robust);
-  const double p_rank = cur.better == Better::kLower ? rank_up : rank_down;
-  e.p_value = o.p_worse;
-  e.p_better = o.p_better;
+  std::string consistency;
+  o = directions(cur, full.p_up, full.p_down, full.effect, floor, b.values, c.values, lv.robust, e,
+                 consistency);
   e.effect = std::exp(full.effect);
   e.ci_low = std::exp(full.lower(lv.eq));
   e.ci_high = std::exp(full.upper(lv.eq));
@@ -124,8 +137,7 @@ Evidence log_statistic(const Metric& base, const Metric& cur, const std::string&
              std::to_string(c.values.size()) + " runs), x" + fmt::num(e.effect) + " " +
              ci_name(lv) + " " + fmt::interval(e.ci_low, e.ci_high, false) + ", worse " +
              fmt::p_value(o.p_worse) + ", floor x" + fmt::num(e.floor) + ", detectable x" +
-             fmt::num(e.detectable) + " (df " + fmt::num(full.df) + ")" +
-             (o.beyond_worse ? consistency_text(p_rank, lv.robust) : "");
+             fmt::num(e.detectable) + " (df " + fmt::num(full.df) + ")" + consistency;
   return e;
 }
 
@@ -139,11 +151,9 @@ Evidence event_statistic(const Metric& base, const Metric& cur, double floor, co
     o = {1, 1, false, false};
     return e;
   }
-  const auto [rank_up, rank_down] = rank_p(base.samples, cur.samples);
-  o = orient(cur.better, full.p_up, full.p_down, full.effect, floor, rank_up, rank_down, lv.robust);
-  const double p_rank = cur.better == Better::kLower ? rank_up : rank_down;
-  e.p_value = o.p_worse;
-  e.p_better = o.p_better;
+  std::string consistency;
+  o = directions(cur, full.p_up, full.p_down, full.effect, floor, base.samples, cur.samples,
+                 lv.robust, e, consistency);
   e.effect = full.effect;
   e.ci_low = full.lower(lv.eq);
   e.ci_high = full.upper(lv.eq);
@@ -155,13 +165,13 @@ Evidence event_statistic(const Metric& base, const Metric& cur, double floor, co
   e.runs_needed =
       floor > 0 ? std::ceil(2 * full.phi * pooled * std::pow(z_sum(a) / floor, 2)) : NAN;
   classify(e, o, a, e.ci_low > -floor && e.ci_high < floor);
-  e.detail =
-      fmt::num(full.rate_base) + " -> " + fmt::num(full.rate_cur) + " " + cur.unit + " per run (" +
-      std::to_string(full.n_base) + " vs " + std::to_string(full.n_cur) + " runs), difference " +
-      fmt::num(e.effect) + " " + ci_name(lv) + " " + fmt::interval(e.ci_low, e.ci_high, false) +
-      ", worse " + fmt::p_value(o.p_worse) + " (exact rate test" +
-      (full.phi > 1 ? ", overdispersion x" + fmt::num(full.phi) : std::string()) + "), floor " +
-      fmt::num(floor) + " per run" + (o.beyond_worse ? consistency_text(p_rank, lv.robust) : "");
+  e.detail = fmt::num(full.rate_base) + " -> " + fmt::num(full.rate_cur) + " " + cur.unit +
+             " per run (" + std::to_string(full.n_base) + " vs " + std::to_string(full.n_cur) +
+             " runs), difference " + fmt::num(e.effect) + " " + ci_name(lv) + " " +
+             fmt::interval(e.ci_low, e.ci_high, false) + ", worse " + fmt::p_value(o.p_worse) +
+             " (exact rate test" +
+             (full.phi > 1 ? ", overdispersion x" + fmt::num(full.phi) : std::string()) +
+             "), floor " + fmt::num(floor) + " per run" + consistency;
   return e;
 }
 

@@ -5,7 +5,6 @@
 #include <string>
 
 #include "framework/gate/policy.h"
-#include "gate_test_helpers.h"
 
 namespace rtgate::gate {
 namespace {
@@ -164,11 +163,17 @@ TEST(GatePolicy, MostSpecificKeyWinsFieldByField) {
 }
 
 TEST(GatePolicy, ValidateAgainstReports) {
-  std::mt19937_64 rng(1);
-  const RunReport r =
-      test::report_of({test::latency_metric(test::latency_samples(rng, {}, 1000), 5),
-                       Metric::count("overruns", 0), test::throughput_metric(rng, 100, 3, 5)},
-                      "lock.throughput", "pi_mutex/4t");
+  LatencyHistogram h;
+  h.record(1000);
+  RunReport r;
+  SuiteResult s;
+  s.name = "lock.throughput";
+  Case c;
+  c.name = "pi_mutex/4t";
+  c.metrics = {Metric::latency("wakeup_latency", h, {1000}), Metric::count("overruns", 0),
+               Metric::throughput("ops", "ops/s", 100)};
+  s.cases.push_back(c);
+  r.suites.push_back(s);
   Policy p;
   p.budgets_ns["lock.throughput/wakeup_latency"] = 1e5;
   p.budgets_ns["lock.throughput/pi_mutex/4t/wakeup_latency"] = 1e5;  // a case name with a '/'
