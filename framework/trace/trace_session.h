@@ -41,7 +41,8 @@ class TraceSession {
   // The configured events the kernel does not have (they were skipped).
   const std::vector<std::string>& missing_events() const { return missing_; }
 
-  // Writes `text` into the trace as a marker (cyclictest's tracemark). RT-safe.
+  // Writes `text` into the trace as a marker (cyclictest's tracemark). RT-safe. The marker goes
+  // into the writing CPU's buffer: from a CPU outside the traced set it is dropped (false).
   bool mark(std::string_view text) const noexcept;
   // Stops recording, keeping the buffer (cyclictest's breaktrace). RT-safe.
   void freeze() const noexcept;

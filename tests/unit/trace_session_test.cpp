@@ -3,6 +3,7 @@
 #include "framework/trace/trace_session.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -34,7 +35,15 @@ TEST(TraceSession, APrivateInstanceThatMarksFreezesAndIsRemoved) {
   EXPECT_EQ(name.rfind("rtgate-" + std::to_string(getpid()) + "-", 0), 0u) << name;
   EXPECT_TRUE(listed(name));
   EXPECT_TRUE(s->missing_events().empty()) << "this kernel has every default event";
+  // A marker lands in the buffer of the CPU that writes it: only CPU 0 is traced, so write from
+  // there (the measuring threads run on the CPUs they measure).
+  cpu_set_t was, zero;
+  ASSERT_EQ(sched_getaffinity(0, sizeof was, &was), 0);
+  CPU_ZERO(&zero);
+  CPU_SET(0, &zero);
+  ASSERT_EQ(sched_setaffinity(0, sizeof zero, &zero), 0);
   EXPECT_TRUE(s->mark("rtgate-test-marker 12345"));
+  sched_setaffinity(0, sizeof was, &was);
   const std::string text = s->read_text();
   EXPECT_NE(text.find("rtgate-test-marker 12345"), std::string::npos) << text.substr(0, 2000);
   // The instance's own settings, not the global buffer's.

@@ -1,0 +1,71 @@
+#include "framework/trace/trace_hook.h"
+
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+
+namespace rtgate::trace {
+namespace {
+
+// Appends `s` to [p, end), clipped; returns the new position.
+char* put(char* p, char* end, const char* s, std::size_t n) noexcept {
+  const std::size_t room = static_cast<std::size_t>(end - p);
+  const std::size_t k = n < room ? n : room;
+  std::memcpy(p, s, k);
+  return p + k;
+}
+
+char* put_int(char* p, char* end, std::int64_t v) noexcept {
+  const auto r = std::to_chars(p, end, v);
+  return r.ec == std::errc() ? r.ptr : p;
+}
+
+}  // namespace
+
+TraceHook::TraceHook(const TraceSession& session, std::int64_t threshold_ns, std::int64_t break_ns,
+                     std::atomic<bool>* stop)
+    : session_(session), threshold_ns_(threshold_ns), break_ns_(break_ns), stop_(stop) {}
+
+std::size_t TraceHook::format_marker(char* out, std::size_t size, const std::string& label,
+                                     std::int64_t latency_ns, std::int64_t deadline_ns) noexcept {
+  char* p = out;
+  char* const end = out + size;
+  p = put(p, end, "rtgate: ", 8);
+  p = put(p, end, label.data(), label.size());
+  p = put(p, end, " latency_ns=", 12);
+  p = put_int(p, end, latency_ns);
+  p = put(p, end, " deadline_ns=", 13);
+  p = put_int(p, end, deadline_ns);
+  p = put(p, end, "\n", 1);
+  return static_cast<std::size_t>(p - out);
+}
+
+bool TraceHook::on_sample(const LiveStats& who, std::int64_t deadline_ns,
+                          std::int64_t latency_ns) noexcept {
+  const bool over_threshold = threshold_ns_ > 0 && latency_ns >= threshold_ns_;
+  const bool over_break = break_ns_ > 0 && latency_ns >= break_ns_;
+  if (!over_threshold && !over_break) return true;
+  char text[160];
+  const std::size_t n = format_marker(text, sizeof text, who.label, latency_ns, deadline_ns);
+  if (session_.mark({text, n})) marks_.fetch_add(1, std::memory_order_relaxed);
+  if (!over_break) return true;
+  bool expected = false;
+  if (broke_.compare_exchange_strong(expected, true, std::memory_order_acq_rel)) {
+    break_who_ = &who;
+    break_latency_ns_ = latency_ns;
+    session_.freeze();  // the marker just written is the trace's last
+    if (stop_ != nullptr) stop_->store(true, std::memory_order_relaxed);
+  }
+  return false;
+}
+
+std::string TraceHook::break_reason() const {
+  if (!broke()) return "";
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "break: %s latency %.1f us over --break-us %.0f",
+                break_who_->label.c_str(), static_cast<double>(break_latency_ns_) / 1e3,
+                static_cast<double>(break_ns_) / 1e3);
+  return buf;
+}
+
+}  // namespace rtgate::trace
