@@ -46,13 +46,6 @@ std::string open_list(const gate::GateReport& g, std::size_t limit = 6) {
   return out;
 }
 
-SuiteResult* find_suite(RunReport& r, const std::string& name) {
-  for (SuiteResult& s : r.suites) {
-    if (s.name == name) return &s;
-  }
-  return nullptr;
-}
-
 // The seconds one more run of each of `suites` is expected to take: each suite's mean run time.
 double round_estimate(const RunReport& r, const std::vector<std::string>& suites) {
   double s = 0;
@@ -114,7 +107,7 @@ UntilDecidedOutcome run_until_decided(const std::vector<SelectedSuite>& selectio
     }
     RunOutcome round = run_suites(subset, more, interrupt);
     for (const SuiteResult& s : round.report.suites) {
-      if (SuiteResult* mine = find_suite(report, s.name)) mine->absorb(s);
+      if (SuiteResult* mine = report.find(s.name)) mine->absorb(s);
     }
     for (const auto& [k, v] : round.report.environment.extra) {
       report.environment.extra.emplace(k, v);

@@ -167,6 +167,8 @@ nlohmann::ordered_json gate_json(const gate::GateReport& report) {
       for (const auto& e : m.evidence) {
         jm["evidence"].push_back({{"test", e.test},
                                   {"statistic", e.statistic},
+                                  {"baseline", num(e.baseline)},
+                                  {"current", num(e.current)},
                                   {"p_value", num(e.p_value)},
                                   {"p_better", num(e.p_better)},
                                   {"effect", num(e.effect)},

@@ -41,20 +41,6 @@ void missing_case(const std::string& suite, const Case& c, const std::string& re
   for (const Metric& m : c.metrics) rows.push_back(missing_row(suite, c.name, m, reason, side));
 }
 
-const SuiteResult* find_suite(const RunReport& r, const std::string& name) {
-  for (const SuiteResult& s : r.suites) {
-    if (s.name == name) return &s;
-  }
-  return nullptr;
-}
-
-const Case* find_case(const SuiteResult& s, const std::string& name) {
-  for (const Case& c : s.cases) {
-    if (c.name == name) return &c;
-  }
-  return nullptr;
-}
-
 SuiteVerdict missing_suite(const SuiteResult& s, const std::string& reason, Side side) {
   SuiteVerdict v{.suite = s.name, .verdict = Verdict::kMissing, .reason = reason};
   v.gated = side == Side::kBaselineOnly;
@@ -73,7 +59,7 @@ struct Pending {
 void pair_cases(const SuiteResult& bs, const SuiteResult& cs, const Policy& policy,
                 std::size_t suite_index, SuiteVerdict& out, std::vector<Pending>& pending) {
   for (const Case& bc : bs.cases) {
-    const Case* cc = find_case(cs, bc.name);
+    const Case* cc = cs.find(bc.name);
     if (cc == nullptr) {
       missing_case(bs.name, bc, "case absent in current", Side::kBaselineOnly, out.metrics);
       continue;
@@ -105,7 +91,7 @@ void pair_cases(const SuiteResult& bs, const SuiteResult& cs, const Policy& poli
     }
   }
   for (const Case& cc : cs.cases) {
-    if (find_case(bs, cc.name) == nullptr) {
+    if (bs.find(cc.name) == nullptr) {
       missing_case(bs.name, cc, "case new in current; no baseline", Side::kCurrentOnly,
                    out.metrics);
     }
@@ -293,7 +279,7 @@ GateReport compare(const RunReport& base, const RunReport& cur, const Policy& po
   std::vector<Pending> pending;
   std::vector<std::pair<const SuiteResult*, const SuiteResult*>> matched;
   for (const SuiteResult& bs : base.suites) {
-    const SuiteResult* cs = find_suite(cur, bs.name);
+    const SuiteResult* cs = cur.find(bs.name);
     if (cs == nullptr) {
       g.suites.push_back(missing_suite(bs, "suite absent in current", Side::kBaselineOnly));
     } else if (cs->status == SuiteStatus::kSkipped && bs.status == SuiteStatus::kSkipped) {
@@ -313,7 +299,7 @@ GateReport compare(const RunReport& base, const RunReport& cur, const Policy& po
     matched.emplace_back(nullptr, nullptr);
   }
   for (const SuiteResult& cs : cur.suites) {
-    if (find_suite(base, cs.name) == nullptr) {
+    if (base.find(cs.name) == nullptr) {
       g.suites.push_back(
           missing_suite(cs, "suite new in current; no baseline", Side::kCurrentOnly));
     }

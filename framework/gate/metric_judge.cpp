@@ -91,6 +91,14 @@ void classify(Evidence& e, const Oriented& o, double a, bool within) {
   }
 }
 
+// exp(mean) of per-run log values: the geometric mean in the metric's unit; NaN without values.
+double geometric_mean(const SideValues& s) {
+  if (s.values.empty()) return NAN;
+  double m = 0;
+  for (double v : s.values) m += v;
+  return std::exp(m / static_cast<double>(s.values.size()));
+}
+
 // A log-scale statistic (latency quantile or max per run, throughput or duration per run).
 Evidence log_statistic(const Metric& base, const Metric& cur, const std::string& statistic,
                        double floor_pct, const Levels& lv, double a,
@@ -100,6 +108,8 @@ Evidence log_statistic(const Metric& base, const Metric& cur, const std::string&
                                             : "run_quantile",
              .statistic = statistic};
   const SideValues b = side_values(base, statistic), c = side_values(cur, statistic);
+  e.baseline = geometric_mean(b);
+  e.current = geometric_mean(c);
   const std::string label =
       statistic == "value" ? "per run" : statistic_label(statistic) + " per run";
   const double floor = std::log1p(floor_pct / 100);
@@ -127,12 +137,7 @@ Evidence log_statistic(const Metric& base, const Metric& cur, const std::string&
   e.runs_needed = std::ceil(2 * per_run_var * std::pow(z_sum(a) / floor, 2));
   const bool within = full.lower(lv.eq) > -floor && full.upper(lv.eq) < floor;
   classify(e, o, a, within);
-  auto gm = [](const SideValues& s) {
-    double m = 0;
-    for (double v : s.values) m += v;
-    return std::exp(m / static_cast<double>(s.values.size()));
-  };
-  e.detail = label + ": " + value_str(cur, gm(b)) + " -> " + value_str(cur, gm(c)) +
+  e.detail = label + ": " + value_str(cur, e.baseline) + " -> " + value_str(cur, e.current) +
              " (geometric means of " + std::to_string(b.values.size()) + " vs " +
              std::to_string(c.values.size()) + " runs), x" + fmt::num(e.effect) + " " +
              ci_name(lv) + " " + fmt::interval(e.ci_low, e.ci_high, false) + ", worse " +
@@ -144,6 +149,8 @@ Evidence log_statistic(const Metric& base, const Metric& cur, const std::string&
 Evidence event_statistic(const Metric& base, const Metric& cur, double floor, const Levels& lv,
                          double a, Oriented& o) {
   Evidence e{.test = "event_rate", .statistic = "rate", .ratio = false, .floor = floor};
+  e.baseline = stats::amean(base.samples);
+  e.current = stats::amean(cur.samples);
   const CountEstimate full = estimate_counts(base.samples, cur.samples);
   if (!full.ok()) {
     e.indicates = Verdict::kInconclusive;
@@ -189,22 +196,10 @@ std::string name_of(const Evidence& e) {
          " per run";
 }
 
-void set_headline(MetricVerdict& out, const Evidence& e, const Metric& base, const Metric& cur) {
+void set_headline(MetricVerdict& out, const Evidence& e) {
   out.statistic = e.statistic == "value" ? "gmean" : e.statistic;
-  if (e.test == "event_rate") {
-    out.baseline = stats::amean(base.samples);
-    out.current = stats::amean(cur.samples);
-  } else {
-    const SideValues b = side_values(base, e.statistic), c = side_values(cur, e.statistic);
-    auto gm = [](const SideValues& s) {
-      if (s.values.empty()) return static_cast<double>(NAN);
-      double m = 0;
-      for (double v : s.values) m += v;
-      return std::exp(m / static_cast<double>(s.values.size()));
-    };
-    out.baseline = gm(b);
-    out.current = gm(c);
-  }
+  out.baseline = e.baseline;
+  out.current = e.current;
   out.change_pct = fmt::change_pct(out.baseline, out.current);
 }
 
@@ -281,7 +276,7 @@ void judge_metric(const Metric& base, const Metric& cur, const MetricPolicy& mp,
   const Evidence& head =
       out.evidence[first + (stats.back() == "max" && stats.size() > 1 ? stats.size() - 2
                                                                       : stats.size() - 1)];
-  set_headline(out, head, base, cur);
+  set_headline(out, head);
 
   if (mp.max_baseline_cv_pct > 0 && cur.kind != MetricKind::kLatency && !events &&
       stats::coeff_var(base.samples) > mp.max_baseline_cv_pct) {
@@ -308,7 +303,7 @@ void decide_metric(MetricVerdict& v, bool worse_rejected, bool better_rejected) 
       stats.push_back(&e);
     }
   }
-  const std::string level = " at level " + fmt::p_value(v.level).substr(2);
+  const std::string level = " at level " + fmt::num(v.level);
   if (budget != nullptr && budget->indicates == Verdict::kRegressed) {
     v.verdict = Verdict::kRegressed;
     v.decided_by = "budget";

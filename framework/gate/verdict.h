@@ -41,6 +41,9 @@ struct Evidence {
   // One-sided p-value in the worse direction (the run-level test); NaN for a budget.
   double p_value = NAN;
   double p_better = NAN;  // the same in the better direction
+  // The statistic on each side, in the metric's unit: the geometric mean of the per-run values
+  // (event_rate: the mean events per run); what the row's headline shows.
+  double baseline = NAN, current = NAN;
   // The change and its (1 - 2 alpha_eq) interval: current/baseline ratio for log-scale
   // statistics, the difference in events per run for event_rate (ratio false).
   double effect = NAN, ci_low = NAN, ci_high = NAN;
@@ -103,7 +106,7 @@ struct GateReport {
   Verdict overall = Verdict::kUnchanged;
   // "field: baseline -> current" for each compared environment field that differs.
   std::vector<std::string> environment_differences;
-  // CPU model, online CPUs, preempt model or cmdline differ and the policy does not allow it.
+  // A decisive environment field differs (environment_diff.h) and the policy does not allow it.
   bool environment_mismatch = false;
   // The policy's alpha, how many metrics were judged, the family Holm ran over (max(family_size,
   // judged) with alpha_scope gate, else 1), and the alpha of this look (alpha / looks).

@@ -153,11 +153,26 @@ SuiteResult SuiteResult::ended(SuiteStatus status, std::string reason) {
   return r;
 }
 
+SuiteResult* RunReport::find(const std::string& suite_name) {
+  for (SuiteResult& s : suites) {
+    if (s.name == suite_name) return &s;
+  }
+  return nullptr;
+}
+
+const SuiteResult* RunReport::find(const std::string& suite_name) const {
+  return const_cast<RunReport*>(this)->find(suite_name);
+}
+
 Case* SuiteResult::find(const std::string& case_name) {
   for (Case& c : cases) {
     if (c.name == case_name) return &c;
   }
   return nullptr;
+}
+
+const Case* SuiteResult::find(const std::string& case_name) const {
+  return const_cast<SuiteResult*>(this)->find(case_name);
 }
 
 void SuiteResult::merge_run(const SuiteResult& run) {

@@ -110,6 +110,7 @@ struct SuiteResult {
   static SuiteResult ended(SuiteStatus status, std::string reason);
 
   Case* find(const std::string& case_name);
+  const Case* find(const std::string& case_name) const;
   // Folds the cases of another run into this one (metrics merged by name).
   void merge_run(const SuiteResult& run);
   // Folds a later invocation's runs of the same suite into this one (run --until-decided): its
@@ -139,6 +140,9 @@ struct RunReport {
   Environment environment;
   RunOptionsRecord options;
   std::vector<SuiteResult> suites;
+
+  SuiteResult* find(const std::string& suite_name);
+  const SuiteResult* find(const std::string& suite_name) const;
 };
 
 std::string rfc3339_now();
