@@ -56,9 +56,11 @@ int run_command(const RunCmdArgs& args) {
 
   const std::atomic<bool>& interrupt = install_interrupt_handler();
   std::string write_error;
+  const std::string trace_dir = trace_dir_of(a);
   const auto save = [&](const RunReport& report) {
+    if (!trace_dir.empty()) write_error = write_trace_excerpts(trace_dir, report);
     if (a.output.empty()) return;
-    write_error = JsonExporter(a.output).write(report);
+    if (std::string w = JsonExporter(a.output).write(report); !w.empty()) write_error = w;
   };
   RunOutcome out = run_suites(p.selection, opt, interrupt, save);
   save(out.report);
@@ -111,6 +113,14 @@ int run_command(const RunCmdArgs& args) {
       return std::string("RT unavailable");
     }());
     rc = kExitEnvironment;
+  }
+  if (!out.trace_unavailable.empty()) {
+    if (opt.require_rt) {
+      print_error("--require-rt: --trace is not available here: " + out.trace_unavailable);
+      rc = kExitEnvironment;
+    } else {
+      std::fprintf(stderr, "rtgate: warning: --trace skipped: %s\n", out.trace_unavailable.c_str());
+    }
   }
   if (out.interrupted) rc = kExitInterrupted;
   if (out.abandoned) {

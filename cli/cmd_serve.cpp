@@ -112,6 +112,13 @@ int serve_command(const ServeArgs& args) {
   while (!interrupt.load()) {
     const std::int64_t started = monotonic_ns();
     RunOutcome out = run_suites(p.selection, opt, interrupt);
+    if (const std::string dir = trace_dir_of(a); !dir.empty()) {
+      if (const std::string w = write_trace_excerpts(dir, out.report); !w.empty()) print_error(w);
+    }
+    if (!out.trace_unavailable.empty()) {
+      print_error("--trace is not available here: " + out.trace_unavailable);
+      if (opt.require_rt) return kExitEnvironment;
+    }
     if (!a.output.empty()) {
       if (const std::string w = JsonExporter(a.output).write(out.report); !w.empty()) {
         print_error(w);

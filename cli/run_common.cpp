@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <map>
 #include <cstdio>
 
 #include "cli/commands.h"
@@ -66,6 +68,55 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
                 "exit 4 when the push fails (default: warn; the JSON is written either way)");
   cmd->add_option("--textfile", a.textfile_dir,
                   "write DIR/rtgate.prom for node_exporter's textfile collector (atomically)");
+  cmd->add_flag("--trace{on}", a.trace,
+                "trace each run in a private tracefs instance and explain every CPU's worst "
+                "sample from it (--trace=locks: kernel lock contention too); needs root")
+      ->check(CLI::IsMember({"on", "locks"}));
+  cmd->add_option("--trace-threshold-us", a.trace_threshold_us,
+                  "with --trace: mark samples over this in the trace and analyse them too")
+      ->check(CLI::Range(0.0, 1e9));
+  cmd->add_option("--break-us", a.break_us,
+                  "stop the trace and the suite at the first sample over this (implies --trace)")
+      ->check(CLI::Range(0.0, 1e9));
+  cmd->add_option("--trace-buffer-kb", a.trace_buffer_kb, "with --trace: ring buffer per CPU")
+      ->check(CLI::Range(64, 1 << 21))
+      ->capture_default_str();
+  cmd->add_option("--trace-dir", a.trace_dir,
+                  "with --trace: write the trace excerpts here (default: OUTPUT.trace beside -o)");
+}
+
+std::string trace_dir_of(const RunArgs& a) {
+  if (!a.trace_dir.empty()) return a.trace_dir;
+  if (a.output.empty() || a.output == "-") return "";
+  std::string stem = a.output;
+  if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".json") == 0) stem.resize(stem.size() - 5);
+  return stem + ".trace";
+}
+
+std::string write_trace_excerpts(const std::string& dir, const RunReport& report) {
+  std::map<std::string, std::string> files;
+  auto add = [&](const trace::SampleAnalysis& a) {
+    if (a.excerpt.empty() || a.excerpt_file.empty()) return;
+    std::string& f = files[a.excerpt_file];
+    f += "# " + a.summary(8) + " (run " + std::to_string(a.run + 1) + ", deadline " +
+         std::to_string(a.deadline_ns) + " ns)\n" + a.excerpt + "\n";
+  };
+  for (const SuiteResult& s : report.suites) {
+    for (const Case& c : s.cases) {
+      for (const auto& a : c.analysis) add(a);
+    }
+    if (s.trace) {
+      for (const auto& a : s.trace->analysis) add(a);
+    }
+  }
+  if (files.empty()) return "";
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return "cannot create " + dir + ": " + ec.message();
+  for (const auto& [name, text] : files) {
+    if (std::string w = write_file_atomically(dir + "/" + name, text); !w.empty()) return w;
+  }
+  return "";
 }
 
 int prepare(const RunArgs& a, Prepared* out,
@@ -104,6 +155,14 @@ int prepare(const RunArgs& a, Prepared* out,
     return print_error("--load: " + why_load), kExitUsage;
   }
   opt.load = a.load;
+  opt.trace.enabled = !a.trace.empty() || a.break_us > 0;
+  opt.trace.locks = a.trace == "locks";
+  opt.trace.threshold_us = a.trace_threshold_us;
+  opt.trace.break_us = a.break_us;
+  opt.trace.buffer_kb = a.trace_buffer_kb;
+  if (!opt.trace.enabled && (a.trace_threshold_us > 0 || !a.trace_dir.empty())) {
+    return print_error("--trace-threshold-us and --trace-dir need --trace"), kExitUsage;
+  }
   std::vector<std::pair<std::string, std::string>> writable = extra_writable;
   writable.emplace_back("-o", a.output);
   for (const auto& [flag, path] : writable) {

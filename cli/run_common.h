@@ -26,7 +26,19 @@ struct RunArgs {
   std::string push_url;
   bool push_required = false;
   std::string textfile_dir;
+  std::string trace;  // "" (off), "on", "locks"
+  double trace_threshold_us = 0;
+  double break_us = 0;
+  int trace_buffer_kb = 8192;
+  std::string trace_dir;
 };
+
+// Where the trace excerpts of a result go: --trace-dir, else "<output minus .json>.trace" beside
+// the -o file, else "" (not saved).
+std::string trace_dir_of(const RunArgs& a);
+// Writes each traced suite's excerpts, one file per CPU (trace::excerpt_file_name), into `dir`.
+// Returns "" or a one-line error.
+std::string write_trace_excerpts(const std::string& dir, const RunReport& report);
 
 // "90", "90s", "10m", "2h", "1d" -> seconds; nullopt when it is none of these.
 std::optional<double> parse_duration(const std::string& s);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdarg>
 
+#include "exporters/trace_console.h"
+
 namespace rtgate {
 namespace {
 
@@ -84,6 +86,7 @@ void render_suite(std::string& out, const SuiteResult& s) {
                l.note.c_str());
   }
   for (const std::string& why : s.contaminated_reasons) out += "  contaminated: " + why + "\n";
+  out += render_trace(s);
 }
 
 }  // namespace

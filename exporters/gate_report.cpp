@@ -100,6 +100,7 @@ std::string render_gate_table(const gate::GateReport& report, TableFormat format
       for (const auto& e : m.evidence) {
         out += "    " + e.test + (e.deciding ? " (decided)" : "") + ": " + e.detail + "\n";
       }
+      for (const auto& t : m.trace) out += "    trace: " + t + "\n";
     }
   }
   for (const auto& d : report.incomparable) out += "incomparable: " + d + "\n";
@@ -163,6 +164,7 @@ nlohmann::ordered_json gate_json(const gate::GateReport& report) {
                {"p_better", num(m.p_better)},
                {"level", num(m.level)},
                {"reason", m.reason},
+               {"trace", m.trace},
                {"evidence", ojson::array()}};
       for (const auto& e : m.evidence) {
         jm["evidence"].push_back({{"test", e.test},

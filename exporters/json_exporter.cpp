@@ -1,5 +1,6 @@
 #include "exporters/json_exporter.h"
 
+#include "exporters/trace_json.h"
 #include "framework/atomic_file.h"
 
 namespace rtgate {
@@ -113,6 +114,7 @@ ojson case_json(const Case& c) {
   j["contaminated_reasons"] = c.contaminated_reasons;
   j["metrics"] = ojson::array();
   for (const Metric& m : c.metrics) j["metrics"].push_back(metric_json(m));
+  if (!c.analysis.empty()) j["analysis"] = analyses_json(c.analysis);
   return j;
 }
 
@@ -141,6 +143,7 @@ ojson suite_json(const SuiteResult& s) {
                          {"ops_per_s", l.ops_per_s},
                          {"note", l.note}});
   }
+  if (s.trace) j["trace"] = trace_record_json(*s.trace);
   return j;
 }
 

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "exporters/json_exporter.h"
+#include "exporters/trace_json.h"
 
 namespace rtgate {
 namespace {
@@ -224,8 +225,10 @@ SuiteResult suite_from(const json& j, const std::string& where) {
     for (std::size_t k = 0; k < metrics.size(); ++k) {
       c.metrics.push_back(metric_from(metrics[k], cw + ".metrics[" + std::to_string(k) + "]"));
     }
+    if (const auto a = cases[i].find("analysis"); a != cases[i].end()) c.analysis = analyses_from(*a);
     s.cases.push_back(std::move(c));
   }
+  if (const auto t = j.find("trace"); t != j.end()) s.trace = trace_record_from(*t);
   return s;
 }
 

@@ -120,9 +120,17 @@ std::vector<JunitSuite> junit_from_run(const RunReport& report) {
                                                     : JunitCase::Outcome::kSkipped;
       c.type = to_string(r.status);
       c.message = r.reason.empty() ? to_string(r.status) : r.reason;
+      for (const Case& k : r.cases) {
+        for (const auto& a : k.analysis) {
+          if (a.trigger == "break") c.body += "trace: " + a.summary(8) + "\n";
+        }
+      }
       s.cases.push_back(std::move(c));
     }
     for (const Case& k : r.cases) {
+      for (const auto& a : k.analysis) {
+        if (a.trigger != "threshold") s.system_out += "trace: " + a.summary(8) + "\n";
+      }
       for (const Metric& m : k.metrics) {
         s.cases.push_back({.classname = r.name, .name = k.name + "/" + m.name});
         if (m.histogram) {
@@ -172,9 +180,11 @@ std::vector<JunitSuite> junit_from_gate(const gate::GateReport& report, const Ru
                     " " + gate_effect_text(m) + ", detectable " + gate_detectable_text(m) +
                     ", decided by " + (m.decided_by.empty() ? "-" : m.decided_by) + " - " +
                     m.reason;
+        if (!m.trace.empty()) c.message += "; trace: " + m.trace.front();
         for (const auto& e : m.evidence) {
           c.body += e.test + (e.deciding ? " (decided)" : "") + ": " + e.detail + "\n";
         }
+        for (const auto& t : m.trace) c.body += "trace: " + t + "\n";
       }
       s.cases.push_back(std::move(c));
     }

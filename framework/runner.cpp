@@ -52,13 +52,16 @@ struct RunState {
   std::atomic<bool> stop{false};
   RunContext ctx;
   std::promise<SuiteResult> result;
+  // Lives as long as the suite's threads may (an abandoned suite keeps it to the process exit).
+  std::unique_ptr<trace::TracedRun> traced;
 };
 
 // Runs one repetition on a worker thread while this thread watches the clock, the interrupt flag
 // and the progress line. Returns nullopt when the suite ignored a stop request and was abandoned.
 std::optional<SuiteResult> run_once(const SelectedSuite& sel, const RunOptions& opt, int index,
                                     const std::vector<int>& cpus,
-                                    const std::atomic<bool>& interrupt, std::string* watchdog_why) {
+                                    const std::atomic<bool>& interrupt, std::string* watchdog_why,
+                                    std::string* trace_why) {
   // The load runs beside this run only: fresh generators each run, stopped when it ends.
   std::string why;
   std::optional<load::LoadSet> loads = load::parse_load_spec(opt.load, &why);
@@ -69,6 +72,10 @@ std::optional<SuiteResult> run_once(const SelectedSuite& sel, const RunOptions& 
     return SuiteResult{.status = SuiteStatus::kError, .reason = std::string("--load: ") + e.what()};
   }
   auto state = std::make_shared<RunState>(opt.duration_s, cpus, index, opt.runs);
+  if (opt.trace.enabled && trace_why->empty()) {
+    state->traced = trace::TracedRun::start(opt.trace, cpus, &state->stop, trace_why);
+    if (state->traced) state->ctx.set_sample_hook(state->traced->hook());
+  }
   std::future<SuiteResult> done = state->result.get_future();
   const std::string& name = sel.suite->name.value;
   if (opt.on_run) opt.on_run(name, &state->ctx);
@@ -118,6 +125,11 @@ std::optional<SuiteResult> run_once(const SelectedSuite& sel, const RunOptions& 
   loads->stop();
   SuiteResult r = done.get();
   r.loads = loads->reports();
+  if (state->traced) {
+    state->traced->finish(r, name, index);
+  } else if (opt.trace.enabled) {
+    r.trace = TraceRecord{.unavailable = *trace_why};
+  }
   if (watchdog.fired()) {
     r.status = SuiteStatus::kError;
     r.reason = watchdog.reason();
@@ -204,7 +216,8 @@ RunOutcome run_suites(const std::vector<SelectedSuite>& selection, const RunOpti
     const std::int64_t t0 = monotonic_ns();
     for (int i = 0; i < opt.runs && !interrupt.load(); ++i) {
       std::string why;
-      std::optional<SuiteResult> r = run_once(sel, opt, i, cpus, interrupt, &why);
+      std::optional<SuiteResult> r =
+          run_once(sel, opt, i, cpus, interrupt, &why, &out.trace_unavailable);
       if (!r) {
         res.status = SuiteStatus::kError;
         res.reason = (why.empty() ? "" : why + "; ") +
@@ -221,6 +234,7 @@ RunOutcome run_suites(const std::vector<SelectedSuite>& selection, const RunOpti
       res.merge_run(*r);
       ++res.runs;
       if (r->status == SuiteStatus::kError) break;
+      if (r->trace && !r->trace->break_reason.empty()) break;  // --break-us ends the suite
     }
     res.duration_s = static_cast<double>(monotonic_ns() - t0) / 1e9;
     assess_hygiene(res, hygiene_between(before, take_hygiene_snapshot(), {getpid()}));

@@ -11,6 +11,7 @@
 #include "framework/registry.h"
 #include "framework/report/report.h"
 #include "framework/run_context.h"
+#include "framework/trace/traced_run.h"
 
 namespace rtgate {
 
@@ -27,6 +28,7 @@ struct RunOptions {
   double watchdog_s = 10;   // a measuring thread silent this long ends its suite with "error"
   bool progress = false;    // live progress line on stdout (the CLI enables it on a TTY)
   std::string load;         // --load spec, run beside every suite run ("" = none)
+  trace::TraceOptions trace;  // --trace: a private trace of every run, its worst samples explained
   // Called from the runner's thread with each run's context when the run starts, and with nullptr
   // before the context goes away, for live views (rtgate serve). Never called on a measured path.
   std::function<void(const std::string& suite, RunContext* ctx)> on_run;
@@ -37,6 +39,7 @@ struct RunOutcome {
   bool interrupted = false;
   bool rt_unavailable = false;  // a suite was skipped for lack of RT (exit 4 with --require-rt)
   bool abandoned = false;       // a suite ignored its stop request; the process must _exit
+  std::string trace_unavailable;  // --trace was asked for and could not be had: why
 };
 
 // Called after each suite with the report so far (complete = false until the end), so that the

@@ -260,6 +260,23 @@ void decide_all(GateReport& g, const Policy& policy) {
   }
 }
 
+// The current case's trace analyses, as lines on each of its latency verdicts that did not come
+// out unchanged: the cause arrives with the regression. Evidence only, after every verdict.
+void attach_trace_evidence(GateReport& g, const RunReport& cur) {
+  for (SuiteVerdict& sv : g.suites) {
+    const SuiteResult* cs = cur.find(sv.suite);
+    if (cs == nullptr) continue;
+    for (MetricVerdict& m : sv.metrics) {
+      if (m.kind != MetricKind::kLatency || m.verdict == Verdict::kUnchanged) continue;
+      const Case* c = cs->find(m.case_name);
+      if (c == nullptr) continue;
+      for (const trace::SampleAnalysis& a : c->analysis) {
+        if (a.trigger != "threshold") m.trace.push_back(a.summary());
+      }
+    }
+  }
+}
+
 std::string incompleteness(const RunReport& cur) {
   return cur.complete ? ""
                       : "the current result is incomplete (the run was interrupted or ended early)";
@@ -334,6 +351,7 @@ GateReport compare(const RunReport& base, const RunReport& cur, const Policy& po
     g.overall = hard ? Verdict::kRegressed : Verdict::kInconclusive;
   }
   if (!incomplete.empty()) g.overall = worst(g.overall, Verdict::kInconclusive);
+  attach_trace_evidence(g, cur);
   return g;
 }
 

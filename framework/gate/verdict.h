@@ -88,6 +88,9 @@ struct MetricVerdict {
   // (no baseline to judge against). They never affect the suite verdict. kMissing rows for what
   // the baseline had and current lacks are gated: they count, as missing.
   bool gated = true;
+  // --trace evidence from the current case, for people (never judged): one line per analysed
+  // worst sample ("cpu1 worst 11.2 ms: load-rt1 (pid 42, SCHED_FIFO 98) 10.5 ms 94%, ...").
+  std::vector<std::string> trace;
 };
 
 struct SuiteVerdict {

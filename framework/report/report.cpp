@@ -175,14 +175,59 @@ const Case* SuiteResult::find(const std::string& case_name) const {
   return const_cast<SuiteResult*>(this)->find(case_name);
 }
 
+void merge_analyses(std::vector<trace::SampleAnalysis>& into,
+                    const std::vector<trace::SampleAnalysis>& from) {
+  for (const trace::SampleAnalysis& a : from) {
+    const bool worst = a.trigger != "threshold";
+    auto same = [&](const trace::SampleAnalysis& x) {
+      return x.cpu == a.cpu && x.thread == a.thread && (x.trigger != "threshold") == worst;
+    };
+    if (worst) {
+      auto it = std::find_if(into.begin(), into.end(), same);
+      if (it == into.end()) {
+        into.push_back(a);
+      } else if (a.latency_ns > it->latency_ns) {
+        *it = a;
+      }
+      continue;
+    }
+    const auto crossings = std::count_if(into.begin(), into.end(), [&](const auto& x) {
+      return x.cpu == a.cpu && x.trigger == "threshold";
+    });
+    if (static_cast<std::size_t>(crossings) < kMaxCrossings) into.push_back(a);
+  }
+}
+
+void TraceRecord::merge(const TraceRecord& o) {
+  if (unavailable.empty()) unavailable = o.unavailable;
+  if (break_reason.empty()) break_reason = o.break_reason;
+  runs += o.runs;
+  events += o.events;
+  lost += o.lost;
+  markers += o.markers;
+  crossings_not_analysed += o.crossings_not_analysed;
+  for (const std::string& e : o.missing_events) {
+    if (std::find(missing_events.begin(), missing_events.end(), e) == missing_events.end()) {
+      missing_events.push_back(e);
+    }
+  }
+  merge_analyses(analysis, o.analysis);
+  locks.merge(o.locks);
+}
+
 void SuiteResult::merge_run(const SuiteResult& run) {
   loads.insert(loads.end(), run.loads.begin(), run.loads.end());
+  if (run.trace) {
+    if (!trace) trace.emplace();
+    trace->merge(*run.trace);
+  }
   for (const Case& rc : run.cases) {
     Case* mine = find(rc.name);
     if (mine == nullptr) {
       cases.push_back(rc);
       continue;
     }
+    merge_analyses(mine->analysis, rc.analysis);
     for (const Metric& rm : rc.metrics) {
       if (Metric* m = mine->find(rm.name)) {
         m->merge(rm);

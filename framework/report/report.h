@@ -18,6 +18,8 @@
 #include "framework/measure/latency_histogram.h"
 #include "framework/report/environment.h"
 #include "framework/report/hygiene.h"
+#include "framework/trace/lock_contention.h"
+#include "framework/trace/sample_analysis.h"
 
 namespace rtgate {
 
@@ -86,12 +88,33 @@ struct Case {
   std::vector<Metric> metrics;
   bool contaminated = false;
   std::vector<std::string> contaminated_reasons;
+  // --trace: the worst sample of each of the case's CPUs (or the break), then threshold
+  // crossings, each explained from the trace. Evidence only: the gate never judges it.
+  std::vector<trace::SampleAnalysis> analysis;
 
   Metric* find(const std::string& metric_name);
   const Metric* find(const std::string& metric_name) const;
 };
 
 using ParamValue = std::variant<std::int64_t, double, bool, std::string>;
+
+// What --trace recorded for a suite (JSON: "trace" on the suite; absent when it was not traced).
+struct TraceRecord {
+  std::string unavailable;  // why tracing was skipped ("" when it ran)
+  int runs = 0;             // runs traced
+  std::uint64_t events = 0, lost = 0, markers = 0, crossings_not_analysed = 0;
+  std::vector<std::string> missing_events;
+  std::string break_reason;  // --break-us stopped the trace and the suite: the sample
+  std::vector<trace::SampleAnalysis> analysis;  // samples of threads no case claims
+  trace::LockContention locks;                  // --trace=locks
+  void merge(const TraceRecord& o);
+};
+
+// Folds `from` into `into`: per CPU and thread the worse of the two worst samples, and the
+// threshold crossings up to kMaxCrossings per CPU.
+void merge_analyses(std::vector<trace::SampleAnalysis>& into,
+                    const std::vector<trace::SampleAnalysis>& from);
+inline constexpr std::size_t kMaxCrossings = 8;
 
 struct SuiteResult {
   std::string name;
@@ -105,6 +128,7 @@ struct SuiteResult {
   std::vector<std::string> contaminated_reasons;
   std::vector<Case> cases;
   std::vector<load::LoadReport> loads;  // the --load that ran beside it, one entry per item and run
+  std::optional<TraceRecord> trace;     // --trace
 
   // A result that ends with `status` and its reason and no cases (skipped, error).
   static SuiteResult ended(SuiteStatus status, std::string reason);

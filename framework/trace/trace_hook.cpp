@@ -4,6 +4,11 @@
 #include <cstdio>
 #include <cstring>
 
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+
 namespace rtgate::trace {
 namespace {
 
@@ -24,10 +29,29 @@ char* put_int(char* p, char* end, std::int64_t v) noexcept {
 
 TraceHook::TraceHook(const TraceSession& session, std::int64_t threshold_ns, std::int64_t break_ns,
                      std::atomic<bool>* stop)
-    : session_(session), threshold_ns_(threshold_ns), break_ns_(break_ns), stop_(stop) {}
+    : session_(session),
+      threshold_ns_(threshold_ns),
+      break_ns_(break_ns),
+      stop_(stop),
+      cpus_(std::max(1L, sysconf(_SC_NPROCESSORS_CONF))),
+      cpu_max_ns_(new std::atomic<std::int64_t>[static_cast<std::size_t>(cpus_)]) {
+  for (long i = 0; i < cpus_; ++i) cpu_max_ns_[static_cast<std::size_t>(i)].store(0);
+}
+
+bool TraceHook::new_cpu_max(std::int64_t latency_ns) noexcept {
+  const int cpu = sched_getcpu();  // vDSO: no syscall, no lock
+  if (cpu < 0 || cpu >= cpus_) return false;
+  std::atomic<std::int64_t>& max = cpu_max_ns_[static_cast<std::size_t>(cpu)];
+  std::int64_t seen = max.load(std::memory_order_relaxed);
+  while (latency_ns > seen) {
+    if (max.compare_exchange_weak(seen, latency_ns, std::memory_order_relaxed)) return true;
+  }
+  return false;
+}
 
 std::size_t TraceHook::format_marker(char* out, std::size_t size, const std::string& label,
-                                     std::int64_t latency_ns, std::int64_t deadline_ns) noexcept {
+                                     std::int64_t latency_ns, std::int64_t deadline_ns,
+                                     bool is_break) noexcept {
   char* p = out;
   char* const end = out + size;
   p = put(p, end, "rtgate: ", 8);
@@ -36,6 +60,7 @@ std::size_t TraceHook::format_marker(char* out, std::size_t size, const std::str
   p = put_int(p, end, latency_ns);
   p = put(p, end, " deadline_ns=", 13);
   p = put_int(p, end, deadline_ns);
+  if (is_break) p = put(p, end, " break", 6);
   p = put(p, end, "\n", 1);
   return static_cast<std::size_t>(p - out);
 }
@@ -44,9 +69,11 @@ bool TraceHook::on_sample(const LiveStats& who, std::int64_t deadline_ns,
                           std::int64_t latency_ns) noexcept {
   const bool over_threshold = threshold_ns_ > 0 && latency_ns >= threshold_ns_;
   const bool over_break = break_ns_ > 0 && latency_ns >= break_ns_;
-  if (!over_threshold && !over_break) return true;
+  const bool worst = new_cpu_max(latency_ns);
+  if (!over_threshold && !over_break && !worst) return true;
   char text[160];
-  const std::size_t n = format_marker(text, sizeof text, who.label, latency_ns, deadline_ns);
+  const std::size_t n =
+      format_marker(text, sizeof text, who.label, latency_ns, deadline_ns, over_break);
   if (session_.mark({text, n})) marks_.fetch_add(1, std::memory_order_relaxed);
   if (!over_break) return true;
   bool expected = false;

@@ -1,6 +1,8 @@
 // TraceHook: the SampleHook of a traced run (periodic_loop.h). Every periodic loop of the run
-// offers it each sample; over the threshold it writes a trace marker naming the thread, the
-// deadline and the latency (cyclictest's tracemark), and over the break threshold it freezes the
+// offers it each sample; over the threshold, and at each new worst sample of its CPU (about ln N
+// times in N samples, so the collector can analyse every CPU's worst), it writes a trace marker
+// naming the thread, the deadline and the latency (cyclictest's tracemark), and over the break
+// threshold it freezes the
 // trace, records why and asks the run to stop (cyclictest's breaktrace). Both are one write(2)
 // through TraceSession's pre-opened descriptors; the marker text is formatted into a stack
 // buffer with std::to_chars, so nothing on the measuring thread allocates or locks.
@@ -8,6 +10,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "framework/measure/periodic_loop.h"
@@ -29,15 +32,20 @@ class TraceHook : public SampleHook {
   // "break: cpu1 latency 612.3 us over --break-us 500" once broke() (read after the threads end).
   std::string break_reason() const;
 
-  // The marker text for a sample: "rtgate: cpu1 latency_ns=612345 deadline_ns=123456789".
-  // Writes at most `size` bytes into `out`; returns the length.
+  // The marker text for a sample: "rtgate: cpu1 latency_ns=612345 deadline_ns=123456789", with
+  // " break" appended for the breaking sample. Writes at most `size` bytes; returns the length.
   static std::size_t format_marker(char* out, std::size_t size, const std::string& label,
-                                   std::int64_t latency_ns, std::int64_t deadline_ns) noexcept;
+                                   std::int64_t latency_ns, std::int64_t deadline_ns,
+                                   bool is_break = false) noexcept;
 
  private:
   const TraceSession& session_;
   std::int64_t threshold_ns_, break_ns_;
   std::atomic<bool>* stop_;
+  // The worst latency seen so far on each CPU (indexed by sched_getcpu()).
+  bool new_cpu_max(std::int64_t latency_ns) noexcept;
+  long cpus_;
+  std::unique_ptr<std::atomic<std::int64_t>[]> cpu_max_ns_;
   std::atomic<std::uint64_t> marks_{0};
   std::atomic<bool> broke_{false};
   // The breaking sample, written once by the thread that wins `broke_`.

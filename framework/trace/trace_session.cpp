@@ -1,6 +1,8 @@
 #include "framework/trace/trace_session.h"
 
 #include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -45,6 +47,45 @@ bool enable(tracefs_instance* inst, const std::string& spec) {
   return tracefs_event_enable(inst, system.c_str(), event.empty() ? nullptr : event.c_str()) == 0;
 }
 
+// The reaper: a shell, in its own session (a terminal's SIGINT does not reach it), that waits for
+// end of file on a pipe whose only writer is this process, then removes the instance. The process
+// removes the instance itself on every exit it lives through; the reaper covers the ones it does
+// not (SIGKILL, a crash), waiting until the dead process's files are closed. posix_spawn (vfork)
+// rather than fork: a forked copy would leave every page of the RT process copy-on-write.
+pid_t spawn_reaper(const std::string& dir, int* write_fd) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return -1;
+  static const char kScript[] =
+      "cat >/dev/null; i=0; while [ -d \"$0\" ] && [ $i -lt 250 ]; do "
+      "rmdir \"$0\" 2>/dev/null || sleep 0.02; i=$((i+1)); done";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[0], STDIN_FILENO);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &all);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
+                                      POSIX_SPAWN_SETSIGDEF);
+  char sh[] = "/bin/sh", c[] = "-c";
+  std::string script = kScript, path = dir;
+  char* argv[] = {sh, c, script.data(), path.data(), nullptr};
+  pid_t pid = -1;
+  if (posix_spawn(&pid, sh, &actions, &attr, argv, environ) != 0) pid = -1;
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  close(fds[0]);
+  if (pid < 0) {
+    close(fds[1]);
+    return -1;
+  }
+  *write_fd = fds[1];
+  return pid;
+}
+
 }  // namespace
 
 std::vector<std::string> TraceConfig::default_events() {
@@ -52,6 +93,7 @@ std::vector<std::string> TraceConfig::default_events() {
           "sched:sched_wakeup",       "sched:sched_pi_setprio",
           "sched:sched_migrate_task", "irq",
           "timer:hrtimer_.*",         "timer:timer_.*",
+          "irq_vectors:.*_entry",     "irq_vectors:.*_exit",
           "lock:contention_.*",       "mmap_lock"};
 }
 
@@ -71,6 +113,10 @@ std::unique_ptr<TraceSession> TraceSession::start(const TraceConfig& config, std
   if (s->instance_ == nullptr) {
     return fail("cannot create tracefs instance " + s->name_ + ": " + std::strerror(errno));
   }
+  if (char* dir = tracefs_instance_get_dir(s->instance_)) {
+    s->reaper_ = spawn_reaper(dir, &s->reaper_fd_);
+    free(dir);
+  }
   tracefs_trace_off(s->instance_);
   if (tracefs_instance_set_buffer_size(s->instance_, static_cast<std::size_t>(config.buffer_kb),
                                        -1) != 0) {
@@ -83,8 +129,15 @@ std::unique_ptr<TraceSession> TraceSession::start(const TraceConfig& config, std
       return fail("cannot trace CPUs " + cpus);
     }
   }
+  if (tracefs_instance_file_write(s->instance_, "trace_clock", "mono") < 0) {
+    return fail("the kernel has no \"mono\" trace clock");
+  }
   for (const std::string& e : config.events) {
     if (!enable(s->instance_, e)) s->missing_.push_back(e);
+  }
+  if (config.lock_stacks && tracefs_event_file_write(s->instance_, "lock", "contention_begin",
+                                                     "trigger", "stacktrace") < 0) {
+    s->missing_.push_back("lock:contention_begin stacktrace trigger");
   }
   s->marker_fd_ = tracefs_instance_file_open(s->instance_, "trace_marker", O_WRONLY);
   s->on_fd_ = tracefs_instance_file_open(s->instance_, "tracing_on", O_WRONLY);
@@ -101,6 +154,8 @@ TraceSession::~TraceSession() {
     tracefs_instance_destroy(instance_);
     tracefs_instance_free(instance_);
   }
+  if (reaper_fd_ >= 0) close(reaper_fd_);  // the reaper finds the instance gone and exits
+  if (reaper_ > 0) waitpid(reaper_, nullptr, 0);
 }
 
 bool TraceSession::mark(std::string_view text) const noexcept {

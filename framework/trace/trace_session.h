@@ -3,13 +3,16 @@
 // Never the global buffer: the instance is "rtgate-<pid>-<n>", configured with the events the
 // worst-sample analysis reads (sched, irq, timer, lock contention, mmap_lock; whatever the kernel
 // lacks is listed, not fatal), per-CPU buffers of buffer_kb, and the measured CPUs as its
-// tracing_cpumask. It is removed by the destructor (every normal and exceptional exit, SIGINT
-// included, since the runner unwinds); an instance left by a process that died (SIGKILL, a crash)
-// is removed by remove_stale_instances() at the next start.
+// tracing_cpumask, and the "mono" trace clock (timestamps are CLOCK_MONOTONIC, like the
+// loops' deadlines). It is removed by the destructor (every normal and exceptional exit, SIGINT
+// included, since the runner unwinds); if the process dies first (SIGKILL, a crash) a reaper
+// process removes it, and remove_stale_instances() at the next start removes any it missed.
 //
 // mark() and freeze() are for the measuring thread: each is one write(2) on a file descriptor
 // opened at start (trace_marker, tracing_on), no allocation, no lock.
 #pragma once
+
+#include <sys/types.h>
 
 #include <memory>
 #include <string>
@@ -26,6 +29,8 @@ struct TraceConfig {
   // "system:event" (a regex each side, as libtracefs takes them) or "system".
   std::vector<std::string> events = default_events();
   static std::vector<std::string> default_events();
+  // Record the kernel stack at each lock:contention_begin (its caller, for --trace=locks).
+  bool lock_stacks = false;
 };
 
 class TraceSession {
@@ -48,6 +53,8 @@ class TraceSession {
   void freeze() const noexcept;
   // The instance's "trace" file as text (not for a measured path).
   std::string read_text() const;
+  // For readers of the ring buffer (TraceCollector).
+  tracefs_instance* instance() const { return instance_; }
 
  private:
   TraceSession() = default;
@@ -56,6 +63,8 @@ class TraceSession {
   std::vector<std::string> missing_;
   int marker_fd_ = -1;
   int on_fd_ = -1;
+  pid_t reaper_ = -1;   // removes the instance if this process dies without doing it
+  int reaper_fd_ = -1;  // its pipe: closing it (or dying) tells it to look
 };
 
 // Removes the instances named rtgate-<pid>-* whose process no longer exists; returns how many.

@@ -3,6 +3,7 @@
 // repeated here, exactly as the header has them; the library is linked as usual.
 #pragma once
 
+#include <sched.h>
 #include <sys/types.h>
 
 #include <cstddef>
@@ -24,4 +25,16 @@ int tracefs_event_enable(tracefs_instance* instance, const char* system, const c
 int tracefs_instance_file_open(tracefs_instance* instance, const char* file, int mode);
 char* tracefs_instance_file_read(tracefs_instance* instance, const char* file, int* psize);
 int tracefs_instances_walk(int (*callback)(const char*, void*), void* context);
+char* tracefs_instance_get_dir(tracefs_instance* instance);
+int tracefs_instance_file_write(tracefs_instance* instance, const char* file, const char* str);
+int tracefs_event_file_write(tracefs_instance* instance, const char* system, const char* event,
+                             const char* file, const char* str);
+struct tep_handle;
+struct tep_event;
+struct tep_record;
+tep_handle* tracefs_local_events_system(const char* tracing_dir, const char* const* sys_names);
+int tracefs_iterate_raw_events(tep_handle* tep, tracefs_instance* instance, cpu_set_t* cpus,
+                               int cpu_size,
+                               int (*callback)(tep_event*, tep_record*, int, void*),
+                               void* callback_context);
 }

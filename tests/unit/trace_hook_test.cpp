@@ -3,6 +3,7 @@
 #include "framework/trace/trace_hook.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include "framework/trace/tracefs_api.h"
@@ -14,6 +15,8 @@ TEST(TraceHook, FormatsAMarkerWithoutAllocating) {
   char buf[160];
   const std::size_t n = TraceHook::format_marker(buf, sizeof buf, "cpu1", 612345, 123456789);
   EXPECT_EQ(std::string(buf, n), "rtgate: cpu1 latency_ns=612345 deadline_ns=123456789\n");
+  EXPECT_EQ(std::string(buf, TraceHook::format_marker(buf, sizeof buf, "probe", 7, 8, true)),
+            "rtgate: probe latency_ns=7 deadline_ns=8 break\n");
   char tiny[10];
   EXPECT_EQ(TraceHook::format_marker(tiny, sizeof tiny, "cpu1", 1, 2), sizeof tiny) << "clipped";
 }
@@ -27,15 +30,26 @@ std::unique_ptr<TraceSession> session_or_skip() {
   return TraceSession::start(c, &why);
 }
 
+// Pins the calling thread to one CPU for the rest of the test (the hook keeps a worst per CPU).
+void pin_to_cpu0() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(0, &set);
+  ASSERT_EQ(sched_setaffinity(0, sizeof set, &set), 0);
+}
+
 TEST(TraceHook, MarksOverTheThresholdAndBreaksOverTheBreak) {
   auto s = session_or_skip();
   if (!s) GTEST_SKIP() << "needs root and tracefs";
+  pin_to_cpu0();
   std::atomic<bool> stop{false};
   TraceHook hook(*s, 100'000, 500'000, &stop);
   LiveStats live("cpu0");
-  EXPECT_TRUE(hook.on_sample(live, 1000, 50'000));  // under both: nothing
-  EXPECT_TRUE(hook.on_sample(live, 2000, 150'000));
-  EXPECT_EQ(hook.marks(), 1u);
+  EXPECT_TRUE(hook.on_sample(live, 1000, 40'000));   // the CPU's first worst: marked
+  EXPECT_TRUE(hook.on_sample(live, 1500, 30'000));   // under the threshold, not a worst: not
+  EXPECT_TRUE(hook.on_sample(live, 2000, 150'000));  // over the threshold
+  EXPECT_TRUE(hook.on_sample(live, 2500, 120'000));  // over the threshold, not a worst
+  EXPECT_EQ(hook.marks(), 3u);
   EXPECT_FALSE(hook.broke());
   EXPECT_FALSE(hook.on_sample(live, 3000, 612'345));  // the break
   EXPECT_TRUE(hook.broke());
@@ -43,9 +57,11 @@ TEST(TraceHook, MarksOverTheThresholdAndBreaksOverTheBreak) {
   EXPECT_EQ(hook.break_reason(), "break: cpu0 latency 612.3 us over --break-us 500");
   hook.on_sample(live, 4000, 200'000);  // after the freeze: written, not recorded
   const std::string text = s->read_text();
-  EXPECT_EQ(text.find("latency_ns=50000 "), std::string::npos);
+  EXPECT_NE(text.find("latency_ns=40000 "), std::string::npos) << text;
+  EXPECT_EQ(text.find("latency_ns=30000 "), std::string::npos) << text;
+  EXPECT_NE(text.find("latency_ns=120000 "), std::string::npos) << text;
   const std::size_t first = text.find("rtgate: cpu0 latency_ns=150000 deadline_ns=2000");
-  const std::size_t last = text.find("rtgate: cpu0 latency_ns=612345 deadline_ns=3000");
+  const std::size_t last = text.find("rtgate: cpu0 latency_ns=612345 deadline_ns=3000 break");
   ASSERT_NE(first, std::string::npos) << text;
   ASSERT_NE(last, std::string::npos) << text;
   EXPECT_LT(first, last);

@@ -1,0 +1,68 @@
+#include "exporters/trace_console.h"
+
+#include <cstdio>
+
+namespace rtgate {
+namespace {
+
+std::string wait_line(const trace::WaitStats& w) {
+  return std::to_string(w.count) + " waits, total " + trace_duration(w.total_ns) + ", max " +
+         trace_duration(w.max_ns);
+}
+
+void render_analyses(std::string& out, const std::vector<trace::SampleAnalysis>& analyses) {
+  std::size_t crossings = 0;
+  for (const trace::SampleAnalysis& a : analyses) {
+    if (a.trigger == "threshold") {
+      ++crossings;
+      continue;
+    }
+    out += "  trace " + a.summary() + "\n";
+    if (!a.note.empty()) out += "        (" + a.note + ")\n";
+  }
+  if (crossings > 0) {
+    out += "  trace: " + std::to_string(crossings) +
+           " threshold crossing(s) analysed too (in the JSON and the excerpt files)\n";
+  }
+}
+
+}  // namespace
+
+std::string trace_duration(std::int64_t ns) {
+  char b[32];
+  if (ns >= 1'000'000) {
+    std::snprintf(b, sizeof b, "%.2f ms", static_cast<double>(ns) / 1e6);
+  } else {
+    std::snprintf(b, sizeof b, "%.1f us", static_cast<double>(ns) / 1e3);
+  }
+  return b;
+}
+
+std::string render_trace(const SuiteResult& s) {
+  if (!s.trace) return "";
+  const TraceRecord& t = *s.trace;
+  if (!t.unavailable.empty()) return "  trace: not recorded: " + t.unavailable + "\n";
+  std::string out;
+  for (const Case& c : s.cases) render_analyses(out, c.analysis);
+  render_analyses(out, t.analysis);
+  if (t.locks.traced) {
+    out += "  kernel locks: mmap_lock read " + wait_line(t.locks.mmap_lock_read) + "; write " +
+           wait_line(t.locks.mmap_lock_write) + "\n";
+    std::size_t shown = 0;
+    for (const trace::LockWait& w : t.locks.locks) {
+      if (shown++ == 5) break;
+      out += "  kernel lock " + w.lock + " (" + w.kind + ")" +
+             (w.caller.empty() ? "" : " from " + w.caller) + ": " + wait_line(w.wait) + "\n";
+    }
+    if (t.locks.locks.empty()) out += "  kernel locks: no contention_begin/end pairs seen\n";
+  }
+  char line[200];
+  std::snprintf(line, sizeof line, "  trace: %llu events, %llu lost, %llu marked samples%s\n",
+                static_cast<unsigned long long>(t.events), static_cast<unsigned long long>(t.lost),
+                static_cast<unsigned long long>(t.markers),
+                t.missing_events.empty() ? "" : ", some events missing (see the JSON)");
+  out += line;
+  return out;
+}
+
+}  // namespace rtgate

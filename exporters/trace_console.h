@@ -1,0 +1,16 @@
+// The trace evidence of a suite as console lines, printed under its summary table: the worst
+// sample of each traced CPU explained, the break, the lock contention, and the trace's health.
+#pragma once
+
+#include <string>
+
+#include "framework/report/report.h"
+
+namespace rtgate {
+
+std::string render_trace(const SuiteResult& s);
+
+// "1.2 ms" / "45.6 us" for nanoseconds.
+std::string trace_duration(std::int64_t ns);
+
+}  // namespace rtgate

@@ -1,0 +1,151 @@
+#include "framework/trace/lock_contention.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <string_view>
+
+namespace rtgate::trace {
+namespace {
+
+// The locking code itself, skipped when looking for the caller that contended.
+bool is_locking_function(std::string_view f) {
+  static constexpr std::array<std::string_view, 22> kPrefixes = {
+      "_raw_",    "__raw_",      "queued_",    "native_queued", "__pv_queued", "do_raw_",
+      "lock_",    "__lock",      "down_",      "__down",        "rwsem_",      "__rwsem",
+      "mutex_",   "__mutex",     "rt_mutex",   "__rt_mutex",    "rt_spin",     "rt_read",
+      "rt_write", "percpu_down", "lockref_",   "osq_"};
+  for (std::string_view p : kPrefixes) {
+    if (f.substr(0, p.size()) == p) return true;
+  }
+  return f.find("_slowpath") != std::string_view::npos ||
+         f.find("_slowlock") != std::string_view::npos || f.find("stack_trace") == 0 ||
+         f.find("trace_") == 0 || f.find("event_trigger") != std::string_view::npos;
+}
+
+std::string hex(std::uint64_t a) {
+  char b[24];
+  std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(a));
+  return b;
+}
+
+}  // namespace
+
+void WaitStats::add(std::int64_t ns) {
+  ++count;
+  total_ns += ns;
+  max_ns = std::max(max_ns, ns);
+}
+
+void WaitStats::merge(const WaitStats& o) {
+  count += o.count;
+  total_ns += o.total_ns;
+  max_ns = std::max(max_ns, o.max_ns);
+}
+
+std::string contention_flags(std::int64_t flags) {
+  static const char* const kNames[] = {"SPIN", "READ", "WRITE", "RT", "PERCPU", "MUTEX"};
+  std::string s;
+  for (int i = 0; i < 6; ++i) {
+    if ((flags & (1 << i)) == 0) continue;
+    if (!s.empty()) s += "|";
+    s += kNames[i];
+  }
+  return s.empty() ? "none" : s;
+}
+
+void LockContention::merge(const LockContention& o) {
+  traced = traced || o.traced;
+  for (const LockWait& w : o.locks) {
+    auto it = std::find_if(locks.begin(), locks.end(), [&](const LockWait& x) {
+      return x.lock == w.lock && x.kind == w.kind && x.caller == w.caller;
+    });
+    if (it == locks.end()) {
+      locks.push_back(w);
+    } else {
+      it->wait.merge(w.wait);
+    }
+  }
+  std::stable_sort(locks.begin(), locks.end(), [](const LockWait& a, const LockWait& b) {
+    return a.wait.total_ns > b.wait.total_ns;
+  });
+  other_waits += o.other_waits;
+  for (std::size_t i = kTop; i < locks.size(); ++i) other_waits += locks[i].wait.count;
+  if (locks.size() > kTop) locks.resize(kTop);
+  mmap_lock_read.merge(o.mmap_lock_read);
+  mmap_lock_write.merge(o.mmap_lock_write);
+}
+
+void ContentionCounter::add(const TraceEvent& e) {
+  switch (e.type) {
+    case Ev::kContentionBegin:
+      waiting_[e.pid].push_back({e.addr, e.value, e.ts, {}});
+      break;
+    case Ev::kStack: {
+      // The stacktrace trigger's event follows the contention_begin it belongs to.
+      auto it = waiting_.find(e.pid);
+      if (it != waiting_.end() && !it->second.empty() && it->second.back().stack.empty()) {
+        it->second.back().stack = e.stack;
+      }
+      break;
+    }
+    case Ev::kContentionEnd: {
+      auto it = waiting_.find(e.pid);
+      if (it == waiting_.end() || it->second.empty()) break;  // began before the trace
+      std::vector<Pending>& stack = it->second;
+      auto p = std::find_if(stack.rbegin(), stack.rend(),
+                            [&](const Pending& x) { return x.addr == e.addr; });
+      if (p == stack.rend()) break;
+      const Pending w = *p;
+      stack.erase(std::next(p).base(), stack.end());
+      const std::uint64_t pc = w.stack.empty() ? 0 : w.stack.front();
+      const Key key{w.addr, w.flags, pc};
+      waits_[key].add(e.ts - w.ts);
+      if (!w.stack.empty() && !stacks_.count(key)) stacks_[key] = w.stack;
+      break;
+    }
+    case Ev::kMmapStartLocking:
+      mmap_waiting_[e.pid] = {e.ts, e.value != 0};
+      break;
+    case Ev::kMmapAcquired: {
+      auto it = mmap_waiting_.find(e.pid);
+      if (it == mmap_waiting_.end()) break;
+      const std::int64_t ns = e.ts - it->second.first;
+      if (e.prio2 != 0) (it->second.second ? mmap_write_ : mmap_read_).add(ns);
+      mmap_waiting_.erase(it);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+LockContention ContentionCounter::result(const KernelSymbols& symbols) const {
+  LockContention out;
+  out.traced = true;
+  out.mmap_lock_read = mmap_read_;
+  out.mmap_lock_write = mmap_write_;
+  // Entries with the same lock, kind and caller are one entry (merge() combines them).
+  LockContention all;
+  for (const auto& [key, stats] : waits_) {
+    const auto& [addr, flags, pc] = key;
+    LockWait w;
+    w.lock = symbols.object(addr);
+    if (w.lock.empty()) w.lock = hex(addr);
+    w.kind = contention_flags(flags);
+    if (auto s = stacks_.find(key); s != stacks_.end()) {
+      for (std::uint64_t frame : s->second) {
+        const std::string f = symbols.function(frame);
+        if (f.empty() || is_locking_function(f)) continue;
+        w.caller = symbols.name(frame);
+        break;
+      }
+    }
+    w.wait = stats;
+    all.locks.push_back(std::move(w));
+  }
+  out.merge(all);
+  return out;
+}
+
+}  // namespace rtgate::trace

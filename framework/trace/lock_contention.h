@@ -1,0 +1,68 @@
+// Kernel lock contention of a traced run (--trace=locks): lock:contention_begin/end paired per
+// task, each wait credited to its lock (a kernel symbol when the lock is a static one, else its
+// address), its kind (the contention flags: SPIN, READ, WRITE, RT, PERCPU, MUTEX) and its caller
+// (the first frame outside the locking code in the stack that the event's stacktrace trigger
+// records); and mmap_lock waits from the mmap_lock events (start_locking -> acquire_returned).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "framework/trace/kernel_symbols.h"
+#include "framework/trace/trace_event.h"
+
+namespace rtgate::trace {
+
+struct WaitStats {
+  std::uint64_t count = 0;
+  std::int64_t total_ns = 0;
+  std::int64_t max_ns = 0;
+  void add(std::int64_t ns);
+  void merge(const WaitStats& o);
+};
+
+struct LockWait {
+  std::string lock;    // "rename_lock" or "0xffff8881234c5678"
+  std::string kind;    // "SPIN", "READ|RT", ...
+  std::string caller;  // "dput+0x3c/0x2a0" or "" without a stack
+  WaitStats wait;
+};
+
+struct LockContention {
+  bool traced = false;
+  std::vector<LockWait> locks;  // largest total wait first, at most kTop
+  std::uint64_t other_waits = 0;  // waits on locks beyond the top entries
+  WaitStats mmap_lock_read, mmap_lock_write;
+  static constexpr std::size_t kTop = 10;
+  // Folds another run's contention in (entries matched by lock, kind and caller).
+  void merge(const LockContention& o);
+};
+
+std::string contention_flags(std::int64_t flags);
+
+class ContentionCounter {
+ public:
+  void add(const TraceEvent& e);
+  LockContention result(const KernelSymbols& symbols) const;
+
+ private:
+  struct Pending {
+    std::uint64_t addr;
+    std::int64_t flags, ts;
+    std::vector<std::uint64_t> stack;
+  };
+  using Key = std::tuple<std::uint64_t, std::int64_t, std::uint64_t>;  // lock, flags, caller pc
+  std::unordered_map<pid_t, std::vector<Pending>> waiting_;
+  std::map<Key, WaitStats> waits_;
+  std::map<Key, std::vector<std::uint64_t>> stacks_;
+  std::unordered_map<pid_t, std::pair<std::int64_t, bool>> mmap_waiting_;  // ts, write
+  WaitStats mmap_read_, mmap_write_;
+};
+
+}  // namespace rtgate::trace

@@ -1,0 +1,276 @@
+#include "framework/trace/sample_analysis.h"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <map>
+#include <string_view>
+#include <tuple>
+
+namespace rtgate::trace {
+namespace {
+
+struct Task {
+  std::string comm;
+  int prio = -1;  // kernel priority; -1 unknown
+};
+
+// What the CPU was doing: the innermost IRQ context, or else the current task.
+struct Ctx {
+  std::string kind, name;
+  std::int64_t id = 0;  // irq number / softirq vec
+};
+
+using Key = std::tuple<std::string, std::string, pid_t>;
+
+std::int64_t field(std::string_view text, std::string_view key) {
+  const std::size_t at = text.find(key);
+  if (at == std::string_view::npos) return -1;
+  std::int64_t v = -1;
+  const char* p = text.data() + at + key.size();
+  std::from_chars(p, text.data() + text.size(), v);
+  return v;
+}
+
+std::string fmt_us(std::int64_t ns) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f us", static_cast<double>(ns) / 1e3);
+  return b;
+}
+
+}  // namespace
+
+const char* softirq_name(std::int64_t vec) {
+  static const char* const kNames[] = {"HI",      "TIMER", "NET_TX",  "NET_RX",  "BLOCK",
+                                       "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU"};
+  return vec >= 0 && vec < 10 ? kNames[vec] : "softirq?";
+}
+
+std::optional<Marker> parse_marker(const TraceEvent& e) {
+  if (e.type != Ev::kMarker) return std::nullopt;
+  std::string_view t = e.comm2;
+  constexpr std::string_view kPrefix = "rtgate: ";
+  const std::size_t at = t.find(kPrefix);  // after the "tracing_mark_write: " some kernels add
+  if (at == std::string_view::npos) return std::nullopt;
+  t.remove_prefix(at + kPrefix.size());
+  const std::size_t space = t.find(' ');
+  if (space == std::string_view::npos) return std::nullopt;
+  Marker m;
+  m.cpu = e.cpu;
+  m.tid = e.pid;
+  m.ts = e.ts;
+  m.thread = std::string(t.substr(0, space));
+  m.latency_ns = field(t, "latency_ns=");
+  m.deadline_ns = field(t, "deadline_ns=");
+  m.is_break = t.find(" break") != std::string_view::npos;
+  if (m.latency_ns < 0 || m.deadline_ns <= 0) return std::nullopt;
+  return m;
+}
+
+std::string policy_of_live_task(pid_t pid) {
+  switch (sched_getscheduler(pid)) {
+    case SCHED_FIFO:
+      return "SCHED_FIFO";
+    case SCHED_RR:
+      return "SCHED_RR";
+    case SCHED_OTHER:
+      return "SCHED_OTHER";
+    case SCHED_BATCH:
+      return "SCHED_BATCH";
+    case SCHED_IDLE:
+      return "SCHED_IDLE";
+#ifdef SCHED_DEADLINE
+    case SCHED_DEADLINE:
+      return "SCHED_DEADLINE";
+#endif
+    default:
+      return "";
+  }
+}
+
+SampleAnalysis analyze_sample(const Marker& m, const std::vector<const TraceEvent*>& events,
+                              pid_t current, const PolicyOf& policy_of) {
+  SampleAnalysis a;
+  a.trigger = m.is_break ? "break" : "threshold";
+  a.cpu = m.cpu;
+  a.thread = m.thread;
+  a.tid = m.tid;
+  a.deadline_ns = m.deadline_ns;
+  a.latency_ns = m.latency_ns;
+  const std::int64_t d = m.deadline_ns, w = m.deadline_ns + m.latency_ns;
+
+  std::map<pid_t, Task> tasks;
+  std::map<Key, AnalysisPart> parts;
+  std::vector<Ctx> irqs;
+  pid_t cur = current;
+  int missed_switches = 0;
+  std::uint64_t timer = 0;
+  const std::int64_t first_ts = events.empty() ? w : events.front()->ts;
+  Key last_key;
+
+  auto credit = [&](Key key, const std::string& kind, const std::string& name, pid_t pid,
+                    std::int64_t ns) {
+    if (ns <= 0) return;
+    AnalysisPart& p = parts[key];
+    if (p.kind.empty()) {
+      p.kind = kind;
+      p.name = name;
+      p.pid = pid;
+    }
+    p.ns += ns;
+    if (key != last_key) ++p.count;
+    last_key = key;
+  };
+  // Credits [from, to] (clipped to the interval) to what the CPU was doing.
+  auto credit_span = [&](std::int64_t from, std::int64_t to) {
+    from = std::max(from, d);
+    to = std::min(to, w);
+    if (to <= from) return;
+    if (!irqs.empty()) {
+      const Ctx& c = irqs.back();
+      return credit({c.kind, c.name, 0}, c.kind, c.name, 0, to - from);
+    }
+    if (cur < 0) return credit({"untraced", "", 0}, "untraced", "not in the trace", 0, to - from);
+    if (cur == m.tid) return credit({"self", "", 0}, "self", m.thread, cur, to - from);
+    if (cur == 0) return credit({"idle", "", 0}, "idle", "idle", 0, to - from);
+    credit({"task", "", cur}, "task", tasks[cur].comm, cur, to - from);
+  };
+  auto learn = [&](pid_t pid, const std::string& comm, int prio) {
+    Task& t = tasks[pid];
+    if (!comm.empty()) t.comm = comm;
+    if (prio >= 0) t.prio = prio;
+  };
+
+  if (first_ts > d) {
+    credit({"untraced", "", 0}, "untraced", "not in the trace", 0, std::min(first_ts, w) - d);
+    a.note = "the trace begins " + fmt_us(first_ts - d) + " after the deadline";
+  }
+  std::int64_t t = std::max(first_ts, d);
+  for (const TraceEvent* e : events) {
+    if (e->ts > w) break;
+    // Every event names the task current on its CPU (common_pid; prev_pid for a switch). When
+    // that is not the task the switches said, a sched_switch is missing from the trace (some
+    // kernels drop the switch out of idle): the task is taken from the event, from the previous
+    // event on.
+    if (e->pid != cur) {
+      if (cur >= 0 && e->ts >= d) ++missed_switches;
+      irqs.clear();
+      cur = e->pid;
+    }
+    credit_span(t, e->ts);
+    t = std::max(t, e->ts);
+    switch (e->type) {
+      case Ev::kSwitch:
+        learn(e->pid, e->comm, e->prio);
+        learn(e->pid2, e->comm2, e->prio2);
+        irqs.clear();
+        cur = e->pid2;
+        if (e->pid2 == m.tid && e->ts >= d && a.got_cpu_ns < 0) a.got_cpu_ns = e->ts - d;
+        break;
+      case Ev::kWaking:
+      case Ev::kWakeup:
+        learn(e->pid2, e->comm2, e->prio2);
+        if (e->pid2 == m.tid && e->ts >= d && a.woken_ns < 0) a.woken_ns = e->ts - d;
+        break;
+      case Ev::kPiSetprio:
+        learn(e->pid2, e->comm2, e->prio2);
+        if (e->ts >= d) a.pi_boosts.push_back({e->pid2, e->comm2, e->prio, e->prio2, e->ts - d});
+        break;
+      case Ev::kIrqEntry:
+        irqs.push_back({"irq", e->comm2, e->value});
+        break;
+      case Ev::kSoftirqEntry:
+        irqs.push_back({"softirq", softirq_name(e->value), e->value});
+        break;
+      case Ev::kVectorEntry:
+        irqs.push_back({"vector", e->comm2, 0});
+        break;
+      case Ev::kIrqExit:
+      case Ev::kSoftirqExit:
+      case Ev::kVectorExit: {
+        const char* kind = e->type == Ev::kIrqExit      ? "irq"
+                           : e->type == Ev::kSoftirqExit ? "softirq"
+                                                         : "vector";
+        // Pop the matching context (an exit whose entry predates the events is ignored).
+        for (auto it = irqs.rbegin(); it != irqs.rend(); ++it) {
+          if (it->kind == kind) {
+            irqs.erase(std::next(it).base(), irqs.end());
+            break;
+          }
+        }
+        break;
+      }
+      case Ev::kHrtimerStart:
+        if (e->pid == m.tid && e->ts < d) timer = e->addr;
+        break;
+      case Ev::kHrtimerExpire:
+        if (timer != 0 && e->addr == timer && a.timer_fired_ns < 0 && e->ts >= d - 1000) {
+          a.timer_fired_ns = std::max<std::int64_t>(0, e->ts - d);
+        }
+        break;
+      default:
+        break;
+    }
+  }
+  credit_span(t, w);
+
+  for (auto& [key, p] : parts) {
+    if (p.kind != "task") continue;
+    const Task& task = tasks[p.pid];
+    if (p.name.empty()) p.name = task.comm;
+    p.policy = policy_of ? policy_of(p.pid) : "";
+    if (task.prio >= 0 && task.prio < 100) {
+      p.prio = 99 - task.prio;
+      if (p.policy.empty() || p.policy == "SCHED_OTHER") p.policy = "RT";  // boosted or gone
+    } else if (task.prio >= 100) {
+      p.prio = task.prio - 120;
+      if (p.policy.empty()) p.policy = "SCHED_OTHER";
+    }
+  }
+  for (auto& [key, p] : parts) a.parts.push_back(std::move(p));
+  std::stable_sort(a.parts.begin(), a.parts.end(),
+                   [](const AnalysisPart& x, const AnalysisPart& y) { return x.ns > y.ns; });
+
+  if (missed_switches > 0) {
+    a.note = std::to_string(missed_switches) +
+             " context switch(es) missing from the trace: the running task was taken from the "
+             "events it wrote" + (a.note.empty() ? "" : "; " + a.note);
+  }
+  if (!a.parts.empty() && a.parts.front().kind == "idle" &&
+      a.parts.front().ns * 2 > a.latency_ns) {
+    a.note = (a.note.empty() ? "" : a.note + "; ") +
+             "the CPU was idle while the thread was due: a deep C-state exit, or (in a VM) the "
+             "hypervisor not running this vCPU";
+  }
+  return a;
+}
+
+std::string SampleAnalysis::summary(std::size_t max_parts) const {
+  std::string s = thread + " " + trigger + " " + fmt_us(latency_ns) + ":";
+  std::size_t shown = 0;
+  for (const AnalysisPart& p : parts) {
+    if (shown++ == max_parts) {
+      s += " ...";
+      break;
+    }
+    char pct[16];
+    std::snprintf(pct, sizeof pct, "%.0f%%",
+                  latency_ns > 0 ? 100.0 * static_cast<double>(p.ns) / static_cast<double>(latency_ns) : 0.0);
+    s += shown > 1 ? ", " : " ";
+    if (p.kind == "task") {
+      s += p.name + " (pid " + std::to_string(p.pid) + ", " + p.policy + " " +
+           std::to_string(p.prio) + ")";
+    } else if (p.kind == "self" || p.kind == "idle" || p.kind == "untraced") {
+      s += p.kind == "self" ? "the thread itself" : p.kind;
+    } else {
+      s += p.kind + " " + p.name;
+    }
+    s += " " + fmt_us(p.ns) + " " + pct;
+  }
+  if (!pi_boosts.empty()) s += "; " + std::to_string(pi_boosts.size()) + " PI boost(s)";
+  return s;
+}
+
+}  // namespace rtgate::trace

@@ -1,0 +1,91 @@
+// TraceCollector: reads a TraceSession's ring buffer while the run goes on (a SCHED_OTHER thread
+// draining every CPU's buffer through libtracefs every 50 ms, so a long run loses nothing that an
+// analysis needs), keeps each CPU's recent events, and analyses the samples the measuring loops
+// marked: the worst of each CPU, the break, and threshold crossings up to a limit. With `locks`
+// it also counts kernel lock contention over the whole run.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_set>
+#include <vector>
+
+#include "framework/trace/event_decoder.h"
+#include "framework/trace/lock_contention.h"
+#include "framework/trace/sample_analysis.h"
+#include "framework/trace/trace_session.h"
+
+struct tep_handle;
+
+namespace rtgate::trace {
+
+struct CollectorOptions {
+  std::int64_t threshold_ns = 0;   // markers at or over it are "threshold" crossings
+  int crossings_per_cpu = 8;       // crossings analysed per CPU beyond its worst
+  std::int64_t history_ns = 500'000'000;  // events kept per CPU, back from the newest
+  std::size_t history_cap = 300'000;      // and at most this many
+  std::int64_t excerpt_before_ns = 200'000;  // excerpt: this long before the deadline
+  std::size_t excerpt_lines = 4000;
+  bool locks = false;
+};
+
+// What a traced run found.
+struct TraceFindings {
+  std::vector<SampleAnalysis> analyses;  // per CPU: its worst (or the break) first, then crossings
+  LockContention contention;             // traced only with `locks`
+  std::uint64_t events = 0;              // events read
+  std::uint64_t lost = 0;                // events the ring buffer overwrote before they were read
+  std::uint64_t markers = 0;             // samples the loops marked
+  std::uint64_t crossings_not_analysed = 0;
+};
+
+class TraceCollector {
+ public:
+  // nullptr and `why` when the event formats cannot be read.
+  static std::unique_ptr<TraceCollector> start(const TraceSession& session, CollectorOptions o,
+                                               std::string* why);
+  ~TraceCollector();
+  TraceCollector(const TraceCollector&) = delete;
+  TraceCollector& operator=(const TraceCollector&) = delete;
+
+  // Stops the reader after a last drain (freeze the session first for a clean end) and returns
+  // what it found. Call once.
+  TraceFindings finish();
+
+ private:
+  TraceCollector(const TraceSession& session, CollectorOptions o, tep_handle* tep);
+  struct Cpu {
+    std::deque<TraceEvent> history;
+    pid_t current_before = -1;  // the task running before history.front()
+    std::vector<SampleAnalysis> kept;  // [0] is the worst once there is one
+    bool has_worst = false;
+  };
+  void loop();
+  void drain();
+  static int on_event(struct tep_event* event, struct tep_record* record, int cpu, void* self);
+  void add(TraceEvent e);
+  void on_marker(const Marker& m, Cpu& cpu);
+  void trim(Cpu& cpu);
+  std::string excerpt(const Cpu& cpu, const Marker& m) const;
+
+  const TraceSession& session_;
+  CollectorOptions options_;
+  tep_handle* tep_;
+  EventDecoder decoder_;
+  std::map<int, Cpu> cpus_;
+  std::unordered_set<int> comms_registered_;
+  ContentionCounter contention_;
+  TraceFindings findings_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+}  // namespace rtgate::trace

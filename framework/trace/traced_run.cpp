@@ -1,0 +1,82 @@
+#include "framework/trace/traced_run.h"
+
+#include <cmath>
+
+namespace rtgate::trace {
+namespace {
+
+std::int64_t to_ns(double us) { return static_cast<std::int64_t>(std::llround(us * 1e3)); }
+
+// The case a sample belongs to: the one measured on its CPU (cyclic's cpu, the workload probe's
+// probe_cpu), or the lock whose RT thread it is (lock.latency's "<lock>/rtN").
+Case* owner(SuiteResult& r, const SampleAnalysis& a) {
+  const std::string cpu = std::to_string(a.cpu);
+  const std::string lock = a.thread.substr(0, a.thread.find('/'));
+  for (Case& c : r.cases) {
+    const auto has = [&](const char* key, const std::string& v) {
+      const auto it = c.labels.find(key);
+      return it != c.labels.end() && it->second == v;
+    };
+    if (a.thread == "cpu" + cpu && has("cpu", cpu)) return &c;
+    if (a.thread == "probe" && has("probe_cpu", cpu)) return &c;
+    if (a.thread.find('/') != std::string::npos && has("lock", lock)) return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::string excerpt_file_name(const std::string& suite, int cpu) {
+  return suite + ".cpu" + std::to_string(cpu) + ".txt";
+}
+
+std::unique_ptr<TracedRun> TracedRun::start(const TraceOptions& options,
+                                            const std::vector<int>& cpus, std::atomic<bool>* stop,
+                                            std::string* why) {
+  std::unique_ptr<TracedRun> t(new TracedRun());
+  t->options_ = options;
+  TraceConfig config;
+  config.cpus = cpus;
+  config.buffer_kb = options.buffer_kb;
+  config.lock_stacks = options.locks;
+  t->session_ = TraceSession::start(config, why);
+  if (!t->session_) return nullptr;
+  CollectorOptions co;
+  co.threshold_ns = to_ns(options.threshold_us);
+  co.locks = options.locks;
+  t->collector_ = TraceCollector::start(*t->session_, co, why);
+  if (!t->collector_) return nullptr;
+  t->hook_ = std::make_unique<TraceHook>(*t->session_, co.threshold_ns, to_ns(options.break_us),
+                                         stop);
+  return t;
+}
+
+void TracedRun::finish(SuiteResult& result, const std::string& suite, int run_index) {
+  session_->freeze();
+  TraceFindings f = collector_->finish();
+  TraceRecord rec;
+  rec.runs = 1;
+  rec.events = f.events;
+  rec.lost = f.lost;
+  rec.markers = f.markers;
+  rec.crossings_not_analysed = f.crossings_not_analysed;
+  rec.missing_events = session_->missing_events();
+  rec.locks = std::move(f.contention);
+  for (SampleAnalysis& a : f.analyses) {
+    a.run = run_index;
+    a.excerpt_file = excerpt_file_name(suite, a.cpu);
+    if (Case* c = owner(result, a)) {
+      c->analysis.push_back(std::move(a));
+    } else {
+      rec.analysis.push_back(std::move(a));
+    }
+  }
+  if (hook_->broke()) {
+    result.status = SuiteStatus::kFailed;
+    result.reason = hook_->break_reason();
+    rec.break_reason = result.reason;
+  }
+  result.trace = std::move(rec);
+}
+
+}  // namespace rtgate::trace

@@ -1,0 +1,48 @@
+// TracedRun: --trace for one run of a suite. It starts the private trace session on the run's
+// CPUs, the collector that reads it, and the sample hook the run's periodic loops offer every
+// sample to; when the run has ended it freezes the trace and puts what was found into the run's
+// result: each analysis on the case whose CPU or thread it is (else on the suite), the lock
+// contention and the trace's own bookkeeping (events, lost, markers) on the suite.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "framework/report/report.h"
+#include "framework/trace/trace_collector.h"
+#include "framework/trace/trace_hook.h"
+#include "framework/trace/trace_session.h"
+
+namespace rtgate::trace {
+
+struct TraceOptions {
+  bool enabled = false;
+  bool locks = false;        // --trace=locks: kernel lock contention too
+  double threshold_us = 0;   // --trace-threshold-us: mark and analyse samples over it
+  double break_us = 0;       // --break-us: stop the trace and the suite at the first sample over
+  int buffer_kb = 8192;      // --trace-buffer-kb, per CPU
+};
+
+class TracedRun {
+ public:
+  // nullptr and `why` (one line) when tracing is not available here.
+  static std::unique_ptr<TracedRun> start(const TraceOptions& options, const std::vector<int>& cpus,
+                                          std::atomic<bool>* stop, std::string* why);
+  SampleHook* hook() { return hook_.get(); }
+  // After the run's threads have ended: freezes, collects and attaches to `result`.
+  void finish(SuiteResult& result, const std::string& suite, int run_index);
+
+ private:
+  TracedRun() = default;
+  TraceOptions options_;
+  std::unique_ptr<TraceSession> session_;
+  std::unique_ptr<TraceCollector> collector_;
+  std::unique_ptr<TraceHook> hook_;
+};
+
+// The file, in the trace directory beside the result, that holds a suite's excerpts of one CPU.
+std::string excerpt_file_name(const std::string& suite, int cpu);
+
+}  // namespace rtgate::trace
