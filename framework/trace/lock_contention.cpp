@@ -18,6 +18,8 @@ bool is_locking_function(std::string_view f) {
   for (std::string_view p : kPrefixes) {
     if (f.substr(0, p.size()) == p) return true;
   }
+  // Helpers that take a lock for their caller (task_rq_lock, folio_lruvec_lock_irqsave, ...).
+  if (f.find("_lock") != std::string_view::npos || f.find("lock_") == 0) return true;
   return f.find("_slowpath") != std::string_view::npos ||
          f.find("_slowlock") != std::string_view::npos || f.find("stack_trace") == 0 ||
          f.find("trace_") == 0 || f.find("event_trigger") != std::string_view::npos;
@@ -134,10 +136,18 @@ LockContention ContentionCounter::result(const KernelSymbols& symbols) const {
     if (w.lock.empty()) w.lock = hex(addr);
     w.kind = contention_flags(flags);
     if (auto s = stacks_.find(key); s != stacks_.end()) {
+      std::string via;  // the innermost locking helper that is not the lock itself
       for (std::uint64_t frame : s->second) {
         const std::string f = symbols.function(frame);
-        if (f.empty() || is_locking_function(f)) continue;
-        w.caller = symbols.name(frame);
+        if (f.empty()) continue;
+        if (is_locking_function(f)) {
+          if (f.rfind("_raw_", 0) != 0 && f.rfind("queued_", 0) != 0 &&
+              f.find("slowpath") == std::string::npos) {
+            via = f;
+          }
+          continue;
+        }
+        w.caller = symbols.name(frame) + (via.empty() ? "" : " via " + via);
         break;
       }
     }

@@ -30,7 +30,7 @@ struct WaitStats {
 struct LockWait {
   std::string lock;    // "rename_lock" or "0xffff8881234c5678"
   std::string kind;    // "SPIN", "READ|RT", ...
-  std::string caller;  // "dput+0x3c/0x2a0" or "" without a stack
+  std::string caller;  // "release_pages+0x1a3 via folio_lruvec_lock_irqsave", "" without a stack
   WaitStats wait;
 };
 

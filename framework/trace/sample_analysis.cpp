@@ -238,6 +238,18 @@ SampleAnalysis analyze_sample(const Marker& m, const std::vector<const TraceEven
              " context switch(es) missing from the trace: the running task was taken from the "
              "events it wrote" + (a.note.empty() ? "" : "; " + a.note);
   }
+  // A task the measuring thread outranks kept the CPU: it was in the kernel, not preemptible
+  // (a preempt_disable() or spinlock section, or a kernel built without full preemption).
+  const auto self = tasks.find(m.tid);
+  if (!a.parts.empty() && a.parts.front().kind == "task" && self != tasks.end() &&
+      self->second.prio >= 0) {
+    const Task& holder = tasks[a.parts.front().pid];
+    if (holder.prio > self->second.prio && a.parts.front().ns * 2 > a.latency_ns) {
+      a.note = (a.note.empty() ? "" : a.note + "; ") + "a lower-priority task (" + holder.comm +
+               ") kept the CPU while the thread was runnable: it ran in the kernel without "
+               "being preempted (preemption disabled, or a kernel without full preemption)";
+    }
+  }
   if (!a.parts.empty() && a.parts.front().kind == "idle" &&
       a.parts.front().ns * 2 > a.latency_ns) {
     a.note = (a.note.empty() ? "" : a.note + "; ") +

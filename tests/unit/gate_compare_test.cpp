@@ -190,6 +190,34 @@ TEST(GateLatency, EveryStatisticIsEvidenceAndTheMaxDecidesToo) {
   EXPECT_NEAR(evidence(m, "p99")->floor, 1.10, 1e-12);
 }
 
+// --trace analyses are evidence: the same data with and without them gets the same verdict and
+// p-values, and a regressed latency carries the current case's worst-sample analysis.
+TEST(GateLatency, TraceAnalysisIsCarriedNotJudged) {
+  sim::Shape tail;
+  tail.tail_scale = 2;
+  const RunReport base = report_of({latency(3, 5)});
+  RunReport cur = report_of({latency(4, 5, tail)});
+  const MetricVerdict plain = only(compare(base, cur));
+  trace::SampleAnalysis a;
+  a.trigger = "worst";
+  a.cpu = 1;
+  a.thread = "cpu1";
+  a.latency_ns = 900'000;
+  a.parts = {{.kind = "task", .name = "load-rt1", .pid = 42, .policy = "SCHED_FIFO", .prio = 98,
+              .ns = 900'000, .count = 1}};
+  cur.suites[0].cases[0].analysis = {a};
+  RunReport base_traced = base;
+  base_traced.suites[0].cases[0].analysis = {a};
+  const MetricVerdict traced = only(compare(base_traced, cur));
+  EXPECT_EQ(traced.verdict, plain.verdict);
+  EXPECT_EQ(traced.p_worse, plain.p_worse);
+  EXPECT_EQ(traced.effect, plain.effect);
+  ASSERT_EQ(traced.verdict, Verdict::kRegressed);
+  ASSERT_EQ(traced.trace.size(), 1u);
+  EXPECT_NE(traced.trace[0].find("load-rt1 (pid 42, SCHED_FIFO 98)"), std::string::npos);
+  EXPECT_TRUE(plain.trace.empty());
+}
+
 TEST(GateLatency, ADoubledTailIsRegressedOnP999) {
   sim::Shape tail;
   tail.tail_scale = 2;

@@ -1,0 +1,123 @@
+// The trace evidence in the result JSON: written only for traced results, read back field for
+// field, and absent or malformed trace fields never stop a result from loading.
+#include "exporters/trace_json.h"
+
+#include <gtest/gtest.h>
+
+#include "exporters/json_exporter.h"
+
+namespace rtgate {
+namespace {
+
+RunReport traced_report() {
+  RunReport r;
+  SuiteResult s;
+  s.name = "cyclic";
+  Case c;
+  c.name = "cpu1";
+  c.labels = {{"cpu", "1"}};
+  trace::SampleAnalysis a;
+  a.trigger = "worst";
+  a.run = 2;
+  a.cpu = 1;
+  a.thread = "cpu1";
+  a.tid = 77;
+  a.deadline_ns = 123;
+  a.latency_ns = 3000;
+  a.timer_fired_ns = 10;
+  a.woken_ns = 20;
+  a.got_cpu_ns = 2900;
+  a.parts = {{.kind = "task", .name = "load-rt1", .pid = 42, .policy = "SCHED_FIFO", .prio = 98,
+              .ns = 2900, .count = 1},
+             {.kind = "softirq", .name = "NET_RX", .ns = 100, .count = 2}};
+  a.pi_boosts = {{.pid = 5, .comm = "holder", .old_prio = 120, .new_prio = 4, .at_ns = 50}};
+  a.note = "n";
+  a.excerpt_file = "cyclic.cpu1.txt";
+  a.excerpt = "not in the JSON";
+  c.analysis = {a};
+  s.cases.push_back(c);
+  TraceRecord t;
+  t.runs = 3;
+  t.events = 1000;
+  t.lost = 1;
+  t.markers = 9;
+  t.break_reason = "break: cpu1 latency 3.0 us over --break-us 2";
+  t.locks.traced = true;
+  t.locks.locks = {{.lock = "rename_lock", .kind = "SPIN", .caller = "d_walk+0x1",
+                    .wait = {.count = 4, .total_ns = 400, .max_ns = 200}}};
+  t.locks.mmap_lock_write = {.count = 2, .total_ns = 30, .max_ns = 20};
+  s.trace = t;
+  r.suites.push_back(s);
+  return r;
+}
+
+TEST(TraceJson, RoundTrips) {
+  const RunReport back = report_from_json(nlohmann::json::parse(to_json_text(traced_report())));
+  const SuiteResult& s = back.suites.at(0);
+  ASSERT_EQ(s.cases.at(0).analysis.size(), 1u);
+  const trace::SampleAnalysis& a = s.cases[0].analysis[0];
+  EXPECT_EQ(a.trigger, "worst");
+  EXPECT_EQ(a.run, 2);
+  EXPECT_EQ(a.tid, 77);
+  EXPECT_EQ(a.got_cpu_ns, 2900);
+  ASSERT_EQ(a.parts.size(), 2u);
+  EXPECT_EQ(a.parts[0].prio, 98);
+  EXPECT_EQ(a.parts[0].policy, "SCHED_FIFO");
+  EXPECT_EQ(a.parts[1].name, "NET_RX");
+  EXPECT_EQ(a.parts[1].count, 2);
+  ASSERT_EQ(a.pi_boosts.size(), 1u);
+  EXPECT_EQ(a.pi_boosts[0].comm, "holder");
+  EXPECT_EQ(a.excerpt_file, "cyclic.cpu1.txt");
+  EXPECT_EQ(a.excerpt, "") << "the excerpt is in its file, not the JSON";
+  ASSERT_TRUE(s.trace);
+  EXPECT_EQ(s.trace->events, 1000u);
+  EXPECT_EQ(s.trace->break_reason, "break: cpu1 latency 3.0 us over --break-us 2");
+  ASSERT_TRUE(s.trace->locks.traced);
+  EXPECT_EQ(s.trace->locks.locks.at(0).caller, "d_walk+0x1");
+  EXPECT_EQ(s.trace->locks.mmap_lock_write.max_ns, 20);
+}
+
+TEST(TraceJson, UntracedResultsHaveNoTraceFieldsAndOldOnesLoad) {
+  RunReport r = traced_report();
+  r.suites[0].trace.reset();
+  r.suites[0].cases[0].analysis.clear();
+  const auto j = to_json(r);
+  EXPECT_FALSE(j["suites"][0].contains("trace"));
+  EXPECT_FALSE(j["suites"][0]["cases"][0].contains("analysis"));
+  auto doc = nlohmann::json::parse(to_json_text(traced_report()));
+  doc["suites"][0]["trace"] = "garbage";
+  doc["suites"][0]["cases"][0]["analysis"] = {{{"latency_ns", "x"}, {"parts", 3}}};
+  const RunReport back = report_from_json(doc);
+  EXPECT_EQ(back.suites[0].cases[0].analysis.at(0).latency_ns, 0);
+  EXPECT_TRUE(back.suites[0].cases[0].analysis[0].parts.empty());
+}
+
+TEST(TraceJson, MergingRunsKeepsTheWorstPerCpuAndBoundsCrossings) {
+  std::vector<trace::SampleAnalysis> into;
+  trace::SampleAnalysis w;
+  w.trigger = "worst";
+  w.cpu = 1;
+  w.thread = "cpu1";
+  w.latency_ns = 100;
+  merge_analyses(into, {w});
+  w.latency_ns = 300;
+  w.run = 1;
+  trace::SampleAnalysis t = w;
+  t.trigger = "threshold";
+  std::vector<trace::SampleAnalysis> later(kMaxCrossings + 3, t);
+  later.push_back(w);
+  merge_analyses(into, later);
+  int worst = 0, crossings = 0;
+  for (const auto& a : into) {
+    worst += a.trigger == "worst";
+    crossings += a.trigger == "threshold";
+    if (a.trigger == "worst") {
+      EXPECT_EQ(a.latency_ns, 300);
+    }
+  }
+  EXPECT_EQ(worst, 1);
+  EXPECT_EQ(crossings, static_cast<int>(kMaxCrossings));
+}
+
+}  // namespace
+}  // namespace rtgate
