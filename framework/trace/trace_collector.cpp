@@ -113,9 +113,15 @@ void TraceCollector::on_marker(const Marker& m, Cpu& cpu) {
   ++findings_.markers;
   const bool worst = !cpu.has_worst || m.latency_ns > cpu.kept.front().latency_ns;
   const bool crossing = options_.threshold_ns > 0 && m.latency_ns >= options_.threshold_ns;
-  const int crossings = static_cast<int>(cpu.kept.size()) - (cpu.has_worst ? 1 : 0);
-  const bool room = crossings < options_.crossings_per_cpu;
-  if (!worst && !m.is_break && !(crossing && room)) {
+  // The crossings kept are the largest ones: when full, a larger one replaces the smallest.
+  const auto first = cpu.kept.begin() + (cpu.has_worst ? 1 : 0);
+  const bool full = cpu.kept.end() - first >= options_.crossings_per_cpu;
+  auto smallest = std::min_element(first, cpu.kept.end(), [](const auto& a, const auto& b) {
+    return a.latency_ns < b.latency_ns;
+  });
+  const bool take = crossing && (!full || (smallest != cpu.kept.end() &&
+                                           m.latency_ns > smallest->latency_ns));
+  if (!worst && !m.is_break && !take) {
     findings_.crossings_not_analysed += crossing;
     return;
   }
@@ -124,26 +130,35 @@ void TraceCollector::on_marker(const Marker& m, Cpu& cpu) {
   for (const TraceEvent& e : cpu.history) events.push_back(&e);
   SampleAnalysis a = analyze_sample(m, events, cpu.current_before, &policy_of_live_task);
   a.excerpt = excerpt(cpu, m);
-  if (worst) {
-    a.trigger = m.is_break ? "break" : "worst";
-    if (cpu.has_worst) {
-      SampleAnalysis old = std::move(cpu.kept.front());
-      const bool keep_old = options_.threshold_ns > 0 &&
-                            old.latency_ns >= options_.threshold_ns && room;
-      cpu.kept.erase(cpu.kept.begin());
-      if (keep_old) {
-        old.trigger = "threshold";
-        cpu.kept.insert(cpu.kept.begin(), std::move(old));
-      } else {
-        findings_.crossings_not_analysed += old.latency_ns >= options_.threshold_ns &&
-                                            options_.threshold_ns > 0;
-      }
+  auto keep_crossing = [&](SampleAnalysis c) {
+    c.trigger = "threshold";
+    const auto from = cpu.kept.begin() + (cpu.has_worst ? 1 : 0);
+    if (cpu.kept.end() - from < options_.crossings_per_cpu) {
+      cpu.kept.push_back(std::move(c));
+      return;
     }
-    cpu.kept.insert(cpu.kept.begin(), std::move(a));
-    cpu.has_worst = true;
-  } else {
-    cpu.kept.push_back(std::move(a));
+    auto low = std::min_element(from, cpu.kept.end(), [](const auto& x, const auto& y) {
+      return x.latency_ns < y.latency_ns;
+    });
+    ++findings_.crossings_not_analysed;
+    if (low != cpu.kept.end() && c.latency_ns > low->latency_ns) *low = std::move(c);
+  };
+  if (!worst) {
+    keep_crossing(std::move(a));
+    return;
   }
+  a.trigger = m.is_break ? "break" : "worst";
+  if (cpu.has_worst) {
+    // The previous worst becomes a crossing when it was one.
+    SampleAnalysis old = std::move(cpu.kept.front());
+    cpu.kept.erase(cpu.kept.begin());
+    cpu.has_worst = false;
+    if (options_.threshold_ns > 0 && old.latency_ns >= options_.threshold_ns) {
+      keep_crossing(std::move(old));
+    }
+  }
+  cpu.kept.insert(cpu.kept.begin(), std::move(a));
+  cpu.has_worst = true;
 }
 
 std::string TraceCollector::excerpt(const Cpu& cpu, const Marker& m) const {

@@ -1,7 +1,7 @@
 // TraceCollector: reads a TraceSession's ring buffer while the run goes on (a SCHED_OTHER thread
 // draining every CPU's buffer through libtracefs every 50 ms, so a long run loses nothing that an
 // analysis needs), keeps each CPU's recent events, and analyses the samples the measuring loops
-// marked: the worst of each CPU, the break, and threshold crossings up to a limit. With `locks`
+// marked: the worst of each CPU, the break, and the largest threshold crossings up to a limit. With `locks`
 // it also counts kernel lock contention over the whole run.
 #pragma once
 
@@ -27,7 +27,7 @@ namespace rtgate::trace {
 
 struct CollectorOptions {
   std::int64_t threshold_ns = 0;   // markers at or over it are "threshold" crossings
-  int crossings_per_cpu = 8;       // crossings analysed per CPU beyond its worst
+  int crossings_per_cpu = 8;       // crossings kept per CPU beyond its worst (the largest)
   std::int64_t history_ns = 500'000'000;  // events kept per CPU, back from the newest
   std::size_t history_cap = 300'000;      // and at most this many
   std::int64_t excerpt_before_ns = 200'000;  // excerpt: this long before the deadline
