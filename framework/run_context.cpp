@@ -12,12 +12,10 @@ RunContext::RunContext(double duration_s, std::vector<int> cpus, std::atomic<boo
 
 LiveStats& RunContext::track(std::string label) {
   std::lock_guard lock(tracked_mutex_);
-  return tracked_.emplace_back(std::move(label));
-}
-
-void RunContext::for_each_tracked(const std::function<void(LiveStats&)>& fn) {
-  std::lock_guard lock(tracked_mutex_);
-  for (LiveStats& s : tracked_) fn(s);
+  Tracked& t = tracked_.emplace_back(std::move(label));
+  (tail_ == nullptr ? head_ : tail_->next).store(&t, std::memory_order_release);
+  tail_ = &t;
+  return t.stats;
 }
 
 }  // namespace rtgate

@@ -5,7 +5,6 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -38,8 +37,20 @@ class RunContext {
   // Registers a live counter (call during set-up, never on a measured path). The reference stays
   // valid for the context's lifetime.
   LiveStats& track(std::string label);
-  // Visits every tracked counter under the registration lock (progress line, watchdog).
-  void for_each_tracked(const std::function<void(LiveStats&)>& fn);
+  // Visits every tracked counter, in registration order, without taking any lock or allocating:
+  // the FIFO-99 watchdog calls it, and must never wait on a lock that a SCHED_OTHER thread
+  // (track() allocating, the progress line, a serve scrape) can hold.
+  template <class Fn>
+  void for_each_tracked(Fn&& fn) {
+    for (Tracked* t = head_.load(std::memory_order_acquire); t != nullptr;
+         t = t->next.load(std::memory_order_acquire)) {
+      fn(t->stats);
+    }
+  }
+  // For tests: holds the lock track() takes, as a preempted SCHED_OTHER registrant would.
+  std::unique_lock<std::mutex> hold_registration_for_test() {
+    return std::unique_lock(tracked_mutex_);
+  }
 
   // What every periodic loop of this run offers each sample to (nullptr: nothing); set before
   // the suite starts, read by the suite when it builds its loops.
@@ -52,8 +63,18 @@ class RunContext {
   std::atomic<bool>& stop_;
   int run_index_;
   int runs_;
+  // Registrants serialise on the mutex and append each counter to a list by a release store
+  // (of the head, or of the last node's next); readers walk it with acquire loads. Nodes live as
+  // long as the context (a deque never moves its elements).
+  struct Tracked {
+    explicit Tracked(std::string label) : stats(std::move(label)) {}
+    LiveStats stats;
+    std::atomic<Tracked*> next{nullptr};
+  };
   std::mutex tracked_mutex_;
-  std::deque<LiveStats> tracked_;
+  std::deque<Tracked> tracked_;
+  Tracked* tail_ = nullptr;
+  std::atomic<Tracked*> head_{nullptr};
   SampleHook* sample_hook_ = nullptr;
 };
 

@@ -3,7 +3,6 @@
 #include <sched.h>
 
 #include <cstdio>
-#include <map>
 
 #include "framework/measure/clock.h"
 #include "framework/rt/cpu_list.h"
@@ -51,16 +50,10 @@ Watchdog::~Watchdog() {
 }
 
 std::string Watchdog::reason() const {
-  std::lock_guard lock(reason_mutex_);
-  return reason_;
+  return fired_.load(std::memory_order_acquire) ? std::string(reason_) : std::string();
 }
 
 void Watchdog::loop() {
-  struct Seen {
-    std::uint64_t samples = 0;
-    std::int64_t since_ns = 0;
-  };
-  std::map<const LiveStats*, Seen> seen;
   std::int64_t fired_at = 0;
   const auto stall_ns = static_cast<std::int64_t>(stall_s_ * 1e9);
   const auto grace_ns = static_cast<std::int64_t>(grace_s_ * 1e9);
@@ -72,22 +65,17 @@ void Watchdog::loop() {
     ctx_.for_each_tracked([&](LiveStats& s) {
       if (s.done.load(std::memory_order_relaxed)) return;
       const std::uint64_t n = s.samples.load(std::memory_order_relaxed);
-      auto [it, fresh] = seen.try_emplace(&s, Seen{n, now});
-      if (fresh || it->second.samples != n) {
-        it->second = {n, now};
+      LiveStats::Watch& w = s.watch;
+      if (!w.seen || w.samples != n) {
+        w = {.seen = true, .samples = n, .since_ns = now};
         return;
       }
-      const std::int64_t stalled = now - it->second.since_ns;
+      const std::int64_t stalled = now - w.since_ns;
       if (stalled >= stall_ns && !fired_.load()) {
-        char buf[160];
-        std::snprintf(buf, sizeof buf, "watchdog: thread '%s' (tid %d) made no progress for %.1f s",
-                      s.label.c_str(), static_cast<int>(s.tid.load()),
-                      static_cast<double>(stalled) / 1e9);
-        {
-          std::lock_guard lock(reason_mutex_);
-          reason_ = buf;
-        }
-        fired_.store(true);
+        std::snprintf(reason_, sizeof reason_,
+                      "watchdog: thread '%s' (tid %d) made no progress for %.1f s", s.label.c_str(),
+                      static_cast<int>(s.tid.load()), static_cast<double>(stalled) / 1e9);
+        fired_.store(true, std::memory_order_release);
         fired_at = now;
         ctx_.request_stop();
       }

@@ -4,12 +4,12 @@
 // housekeeping CPU when one exists, so a runaway FIFO spinner cannot starve it. When a tracked
 // thread publishes no new sample for `stall_s`, it requests the run's stop and records why; if the
 // thread still has not finished `grace_s` later, it demotes it to SCHED_OTHER so the rest of the
-// system (and rtgate's own main thread) can run again.
+// system (and rtgate's own main thread) can run again. Its loop takes no lock and allocates
+// nothing: a runaway spinner may have preempted any SCHED_OTHER thread holding one.
 #pragma once
 
 #include <atomic>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "framework/run_context.h"
@@ -38,9 +38,10 @@ class Watchdog {
   double stall_s_;
   double grace_s_;
   std::atomic<bool> quit_{false};
+  // The reason is written once, by the watchdog, before fired_ is released; no lock, so nothing
+  // a lower-priority thread holds can delay the watchdog.
   std::atomic<bool> fired_{false};
-  mutable std::mutex reason_mutex_;
-  std::string reason_;
+  char reason_[192] = {};
   bool running_rt_ = false;
   std::unique_ptr<rt::RtThread> thread_;
 };

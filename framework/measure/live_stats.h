@@ -26,6 +26,14 @@ struct alignas(64) LiveStats {
   std::atomic<std::int64_t> max_ns{0};
   std::atomic<pid_t> tid{0};      // set once the thread runs, so the watchdog can demote it
   std::atomic<bool> done{false};  // a finished thread is not stalled
+
+  // The watchdog's own bookkeeping (only its thread touches these): the sample count it last saw
+  // and since when, kept here so that the FIFO-99 watchdog never allocates.
+  struct Watch {
+    bool seen = false;
+    std::uint64_t samples = 0;
+    std::int64_t since_ns = 0;
+  } watch;
 };
 
 }  // namespace rtgate
