@@ -15,6 +15,7 @@
 #include "framework/rt/dma_latency.h"
 #include "framework/rt/memory_lock.h"
 #include "framework/rt/rt_checks.h"
+#include "framework/rt/thread_failures.h"
 #include "framework/run_context.h"
 #include "framework/watchdog.h"
 
@@ -77,6 +78,7 @@ std::optional<SuiteResult> run_once(const SelectedSuite& sel, const RunOptions& 
     if (state->traced) state->ctx.set_sample_hook(state->traced->hook());
   }
   std::future<SuiteResult> done = state->result.get_future();
+  rt::reset_thread_failures(&state->stop);
   const std::string& name = sel.suite->name.value;
   if (opt.on_run) opt.on_run(name, &state->ctx);
   struct Unhook {
@@ -134,6 +136,11 @@ std::optional<SuiteResult> run_once(const SelectedSuite& sel, const RunOptions& 
     r.status = SuiteStatus::kError;
     r.reason = watchdog.reason();
   }
+  if (const std::string failed = rt::first_thread_failure(); !failed.empty()) {
+    r.status = SuiteStatus::kError;
+    r.reason = failed;
+  }
+  rt::reset_thread_failures(nullptr);
   return r;
 }
 

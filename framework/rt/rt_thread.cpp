@@ -8,6 +8,8 @@
 #include <cstring>
 #include <thread>
 
+#include "framework/rt/thread_failures.h"
+
 namespace rtgate::rt {
 namespace {
 
@@ -120,7 +122,14 @@ void* RtThread::trampoline(void* self) {
   auto* t = static_cast<RtThread*>(self);
   t->tid_.store(gettid(), std::memory_order_release);
   prefault_stack(t->spec_.prefault_stack_bytes, t->spec_.stack_bytes);
-  t->body_();
+  // An exception must not reach std::terminate from an RT thread: record it, stop the run.
+  try {
+    t->body_();
+  } catch (const std::exception& e) {
+    record_thread_failure(t->spec_.name.c_str(), e.what());
+  } catch (...) {
+    record_thread_failure(t->spec_.name.c_str(), "unknown exception");
+  }
   return nullptr;
 }
 

@@ -8,6 +8,7 @@
 
 #include "framework/measure/clock.h"
 #include "framework/rt/rt_checks.h"
+#include "framework/rt/rt_thread.h"
 #include "framework/run_context.h"
 
 namespace rtgate {
@@ -43,6 +44,24 @@ SuiteResult stuck(const Params&, RunContext& ctx) {
   return {};
 }
 
+// A measuring thread whose body throws (PiMutex::lock throwing, bad_alloc): the suite must end as
+// "error" with the reason, not reach std::terminate.
+SuiteResult thread_throws(const Params&, RunContext& ctx) {
+  LiveStats& live = ctx.track("thrower");
+  {
+    rt::RtThread t({.name = "rtgate-thrower", .policy = rt::Policy::kOther},
+                   [] { throw std::runtime_error("lock failed: EDEADLK"); });
+  }
+  live.done.store(true);
+  while (!ctx.stop_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  return {};
+}
+
+RTGATE_SUITE({.name = "test.thread_throws",
+              .tags = {"test"},
+              .summary = "",
+              .params = {},
+              .run = &thread_throws});
 RTGATE_SUITE({.name = "test.ticking",
               .tags = {"test"},
               .summary = "",
@@ -61,6 +80,18 @@ RTGATE_SUITE({.name = "test.needs_rt",
 SelectedSuite selected(const char* name) {
   const SuiteDescriptor* d = Registry::instance().find(name);
   return {d, Params(d->params)};
+}
+
+TEST(Runner, AnExceptionInAThreadEndsTheSuiteAsErrorWithTheReason) {
+  std::atomic<bool> interrupt{false};
+  RunOptions opt{.duration_s = 5, .runs = 2};
+  const RunOutcome out = run_suites({selected("test.thread_throws")}, opt, interrupt);
+  ASSERT_EQ(out.report.suites.size(), 1u);
+  const SuiteResult& s = out.report.suites[0];
+  EXPECT_EQ(s.status, SuiteStatus::kError);
+  EXPECT_EQ(s.reason, "exception in thread 'rtgate-thrower': lock failed: EDEADLK");
+  EXPECT_EQ(s.runs, 1) << "no further runs after an error";
+  EXPECT_LT(s.duration_s, 4) << "the failure stops the run at once";
 }
 
 TEST(Runner, RepetitionsMergeIntoOneResult) {
