@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <memory>
-#include <thread>
 
 #include "framework/measure/busy.h"
 #include "framework/measure/periodic_loop.h"
@@ -77,13 +76,31 @@ std::uint64_t nonrt_loop(AnyLock& lock, const Config& c, bool rw, std::uint64_t 
   return ops;
 }
 
+// Where the threads go: RT thread i on cpus[i % n]; the non-RT hammers on the CPUs no RT thread
+// uses, so that an RT waiter never spins on the CPU of a holder it preempted. Empty `hammer`
+// when the RT threads use every CPU.
+struct Layout {
+  std::vector<int> rt, hammer;
+};
+
+Layout layout_of(const std::vector<int>& cpus, int rt_threads) {
+  Layout l;
+  for (int i = 0; i < rt_threads && !cpus.empty(); ++i) {
+    l.rt.push_back(cpus[static_cast<std::size_t>(i) % cpus.size()]);
+  }
+  for (int cpu : cpus) {
+    if (std::find(l.rt.begin(), l.rt.end(), cpu) == l.rt.end()) l.hammer.push_back(cpu);
+  }
+  return l;
+}
+
 rtgate::Case measure_lock(const LockInfo& info, const Config& c, std::int64_t slice_ns,
                           rtgate::RunContext& ctx) {
   auto lock = info.make();
   const bool rw = info.kind == LockKind::kRw;
   Config cfg = c;
   cfg.rt_reads = c.rt_reads && rw;
-  const std::vector<int>& cpus = ctx.cpus();
+  const Layout cpus = layout_of(ctx.cpus(), c.rt);
   std::vector<std::unique_ptr<RtSide>> rt;
   for (int i = 0; i < c.rt; ++i) {
     rt.push_back(std::make_unique<RtSide>(cfg,
@@ -93,34 +110,42 @@ rtgate::Case measure_lock(const LockInfo& info, const Config& c, std::int64_t sl
   std::vector<std::uint64_t> counts(static_cast<std::size_t>(c.nonrt), 0);
   const std::int64_t start = rtgate::monotonic_ns() + 10'000'000;
   const std::int64_t end = start + slice_ns;
+  std::int64_t hammers_ended = 0;
   {
-    std::vector<std::thread> hammers;
-    for (int i = 0; i < c.nonrt; ++i) {
-      hammers.emplace_back([&, i] {
-        counts[static_cast<std::size_t>(i)] =
-            nonrt_loop(*lock, cfg, rw, 0x9e3779b97f4a7c15ull * static_cast<unsigned>(i + 1), end,
-                       ctx.stop_flag());
-      });
-    }
-    std::vector<std::unique_ptr<rtgate::rt::RtThread>> threads;
+    // Hammers are born on the non-RT CPUs (all CPUs when the RT threads leave none: only locks
+    // that are safe that way get here, see run()).
+    std::vector<std::unique_ptr<rtgate::rt::RtThread>> hammers, threads;
     try {
+      for (int i = 0; i < c.nonrt; ++i) {
+        hammers.push_back(std::make_unique<rtgate::rt::RtThread>(
+            rtgate::rt::ThreadSpec{.name = "rtgate-hammer" + std::to_string(i),
+                                   .policy = rtgate::rt::Policy::kOther,
+                                   .cpus = cpus.hammer},
+            [&, i] {
+              counts[static_cast<std::size_t>(i)] = nonrt_loop(
+                  *lock, cfg, rw, 0x9e3779b97f4a7c15ull * static_cast<unsigned>(i + 1), end,
+                  ctx.stop_flag());
+            }));
+      }
       for (int i = 0; i < c.rt; ++i) {
         RtSide* s = rt[static_cast<std::size_t>(i)].get();
         threads.push_back(std::make_unique<rtgate::rt::RtThread>(
             rtgate::rt::ThreadSpec{.name = "rtgate-lat" + std::to_string(i),
                                    .priority = c.priority - i,
-                                   .cpus = {cpus[static_cast<std::size_t>(i) % cpus.size()]}},
+                                   .cpus = {cpus.rt[static_cast<std::size_t>(i)]}},
             [s, &lock, &cfg, start, end, &ctx] {
               rt_loop(*s, *lock, cfg, start, end, ctx.stop_flag(), ctx.sample_hook());
             }));
       }
     } catch (...) {
       ctx.request_stop();
-      for (auto& h : hammers) h.join();
+      threads.clear();
+      hammers.clear();
       throw;
     }
     threads.clear();  // joins the RT threads
-    for (auto& h : hammers) h.join();
+    hammers.clear();
+    hammers_ended = rtgate::monotonic_ns();
   }
 
   rtgate::Case out;
@@ -131,8 +156,10 @@ rtgate::Case measure_lock(const LockInfo& info, const Config& c, std::int64_t sl
                 {"thread_class", "rt"}};
   rtgate::LatencyHistogram acquire, release, wakeup;
   std::vector<double> wake_blocks;
-  std::uint64_t skipped = 0;
+  std::uint64_t skipped = 0, overran = 0;
   for (auto& s : rt) {
+    overran += s->wakeup.work_overruns();
+    skipped += s->wakeup.work_skipped();
     acquire.merge(s->acquire);
     release.merge(s->release);
     wakeup.merge(s->wakeup.histogram());
@@ -149,12 +176,19 @@ rtgate::Case measure_lock(const LockInfo& info, const Config& c, std::int64_t sl
   std::vector<double> per_thread(counts.begin(), counts.end());
   double total = 0;
   for (double v : per_thread) total += v;
-  out.metrics.push_back(rtgate::Metric::throughput("nonrt_throughput", "ops/s",
-                                                   total / (static_cast<double>(slice_ns) / 1e9)));
+  // Per second of the time the hammers ran (a stop request shortens it), not the planned slice.
+  const double ran_s =
+      static_cast<double>(std::max<std::int64_t>(1, std::min(hammers_ended, end) - start)) / 1e9;
+  out.metrics.push_back(rtgate::Metric::throughput("nonrt_throughput", "ops/s", total / ran_s));
   out.metrics.push_back(
       rtgate::Metric::count("nonrt_fairness_cv", rtgate::stats::coeff_var(per_thread), "%"));
   out.metrics.push_back(
       rtgate::Metric::count("skipped_periods", static_cast<double>(skipped), "periods"));
+  // RT critical sections (acquire + hold + release) that ran past the next deadline: the
+  // schedule re-anchors after them, so they do not show up as wakeup latency (the deadlines they
+  // used up are among skipped_periods, with those a late wakeup swallowed).
+  out.metrics.push_back(
+      rtgate::Metric::count("overran_periods", static_cast<double>(overran), "periods"));
   return out;
 }
 
@@ -177,6 +211,20 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
   const auto dropped = rtgate::locks::drop_unsafe_spinlocks(
       locks, c.rt, static_cast<int>(ctx.cpus().size()), p.get_bool("allow_oversubscribed_spin"));
   for (const auto& why : dropped) result.reason += (result.reason.empty() ? "" : "; ") + why;
+  // With no CPU left for the hammers they share the RT threads' CPUs: an RT waiter could spin on
+  // the CPU of the SCHED_OTHER holder it preempted, forever. Only locks safe that way stay.
+  if (c.nonrt > 0 && layout_of(ctx.cpus(), c.rt).hammer.empty() &&
+      !p.get_bool("allow_oversubscribed_spin")) {
+    std::erase_if(locks, [&](const LockInfo* l) {
+      if (l->safe_fifo_oversubscribed) return false;
+      result.reason += (result.reason.empty() ? "" : "; ") + l->name + ": " +
+                       std::to_string(c.rt) + " RT threads leave no CPU of " +
+                       std::to_string(ctx.cpus().size()) +
+                       " for the non-RT threads; an RT waiter could spin on a preempted holder's "
+                       "CPU (-p allow_oversubscribed_spin=true to measure it)";
+      return true;
+    });
+  }
   if (locks.empty()) {
     result.status = rtgate::SuiteStatus::kSkipped;
     return result;

@@ -44,6 +44,7 @@ std::vector<int> thread_counts(const std::string& spec, int cpus, std::string* e
 // Per-thread counter on its own cache line, so counting does not contend.
 struct alignas(64) Counter {
   std::uint64_t ops = 0;
+  std::int64_t end_ns = 0;  // when the thread stopped counting
 };
 
 rtgate::Case measure(const LockInfo& info, int threads, const rtgate::Params& p,
@@ -89,20 +90,32 @@ rtgate::Case measure(const LockInfo& info, int threads, const rtgate::Params& p,
                 }
               }
               counts[idx].ops = n;
+              counts[idx].end_ns = rtgate::monotonic_ns();
               live[idx]->done = true;
             }));
       }
     } catch (...) {
+      // The threads already started wait at the barrier for the ones that never will be:
+      // stop the run, then let them through (they see the stop and end at once).
       ctx.request_stop();
+      for (std::size_t i = ts.size(); i < static_cast<std::size_t>(threads); ++i) {
+        start.arrive_and_drop();
+      }
       throw;
     }
   }  // joins
   std::vector<double> per_thread;
   double total = 0;
+  std::int64_t last_end = 0;
   for (const Counter& c : counts) {
     per_thread.push_back(static_cast<double>(c.ops));
     total += static_cast<double>(c.ops);
+    last_end = std::max(last_end, c.end_ns);
   }
+  // Divided by the time the threads actually counted (a stop request shortens it), not the
+  // planned slice, so a shortened case is not mistaken for a collapse.
+  const std::int64_t counted_ns =
+      std::max<std::int64_t>(1, last_end - (end_shared.load() - slice_ns));
   rtgate::Case out;
   out.name = info.name + "/" + std::to_string(threads) + "t";
   out.labels = {{"lock", info.name},
@@ -110,7 +123,7 @@ rtgate::Case measure(const LockInfo& info, int threads, const rtgate::Params& p,
                 {"kind", rtgate::locks::to_string(info.kind)},
                 {"thread_class", fifo ? "rt" : "nonrt"}};
   out.metrics.push_back(rtgate::Metric::throughput(
-      "throughput", "Mops/s", total / (static_cast<double>(slice_ns) / 1e9) / 1e6));
+      "throughput", "Mops/s", total / (static_cast<double>(counted_ns) / 1e9) / 1e6));
   out.metrics.push_back(
       rtgate::Metric::count("fairness_cv", rtgate::stats::coeff_var(per_thread), "%"));
   return out;

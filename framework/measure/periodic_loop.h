@@ -2,7 +2,8 @@
 // suites, lock.latency's RT threads): sleep to an absolute CLOCK_MONOTONIC deadline, feed the
 // wakeup to the thread's PeriodicRecorder, offer the sample to the run's SampleHook (trace
 // markers and break-on-threshold, issue 12's --trace: one code path for every loop), then do the
-// caller's per-period work (lock.latency takes its lock there). It publishes the thread's tid
+// caller's per-period work (lock.latency takes its lock there; work that runs past the next
+// deadline re-anchors the schedule, PeriodicRecorder::reanchor). It publishes the thread's tid
 // when it starts and `done` when it ends, for the watchdog.
 //
 // Nothing here allocates, logs or locks: the recorder and hook are set up before the thread
@@ -14,6 +15,7 @@
 #include <atomic>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 #include "framework/measure/clock.h"
 #include "framework/measure/live_stats.h"
@@ -60,8 +62,12 @@ class PeriodicLoop {
         broke_ = true;
         break;
       }
-      work();
+      if constexpr (!std::is_same_v<std::decay_t<Work>, NoWork>) {
+        work();
+        next = rec_.reanchor(next, monotonic_ns());
+      }
     }
+    rec_.finish();
     live_.done.store(true, std::memory_order_relaxed);
   }
 

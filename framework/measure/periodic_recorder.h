@@ -43,9 +43,29 @@ class PeriodicRecorder {
       missed_ += static_cast<std::uint64_t>(skipped);
       next += skipped * interval_ns_;
     }
+    ++block_samples_;
     if (next >= block_end_) close_block(next);
     live_.publish(samples_, max_);
     return next;
+  }
+
+  // After per-period work (lock.latency's critical section): when the work ran past `next`, the
+  // schedule is re-anchored to the first deadline still ahead, and the periods the work used up
+  // are counted as work overruns, not as the next wakeup's latency or missed periods (the
+  // control metric must not carry the thing under test). Returns the next deadline.
+  std::int64_t reanchor(std::int64_t next, std::int64_t now_ns) noexcept {
+    if (now_ns < next) return next;
+    ++work_overruns_;
+    const std::int64_t k = (now_ns - next) / interval_ns_ + 1;
+    work_skipped_ += static_cast<std::uint64_t>(k);
+    next += k * interval_ns_;
+    if (next >= block_end_) close_block(next);
+    return next;
+  }
+
+  // The loop ended: keeps the open block's maximum (a short run, a stop request, SIGINT).
+  void finish() noexcept {
+    if (block_samples_ > 0) close_block(block_end_);
   }
 
   LatencyHistogram& histogram() { return hist_; }
@@ -53,13 +73,16 @@ class PeriodicRecorder {
   std::uint64_t overruns() const { return overruns_; }
   std::uint64_t missed_periods() const { return missed_; }
   std::uint64_t samples() const { return samples_; }
+  std::uint64_t work_overruns() const { return work_overruns_; }  // periods whose work overran
+  std::uint64_t work_skipped() const { return work_skipped_; }    // deadlines the work used up
 
  private:
   void close_block(std::int64_t next) noexcept {
-    if (block_max_.size() < block_max_.capacity()) {
+    if (block_samples_ > 0 && block_max_.size() < block_max_.capacity()) {
       block_max_.push_back(static_cast<double>(block_max_now_));
     }
     block_max_now_ = 0;
+    block_samples_ = 0;
     while (block_end_ <= next) block_end_ += block_ns_;
   }
 
@@ -74,6 +97,9 @@ class PeriodicRecorder {
   std::uint64_t samples_ = 0;
   std::uint64_t overruns_ = 0;
   std::uint64_t missed_ = 0;
+  std::uint64_t block_samples_ = 0;
+  std::uint64_t work_overruns_ = 0;
+  std::uint64_t work_skipped_ = 0;
 };
 
 }  // namespace rtgate

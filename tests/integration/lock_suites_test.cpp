@@ -144,6 +144,37 @@ TEST(LockSuites, SpinlocksAreRefusedWhenFifoSpinnersOutnumberCpus) {
             std::string::npos);
 }
 
+// With the RT threads on every CPU the hammers would share their CPUs: spinlocks are refused.
+TEST(LockSuites, SpinlocksAreRefusedWhenTheHammersWouldShareTheRtCpus) {
+  SKIP_WITHOUT_FIFO();
+  const std::string all = std::to_string(sysconf(_SC_NPROCESSORS_ONLN));
+  const auto doc = run_json({"run", "lock.latency", "--duration", "1", "-p",
+                             "locks=ticket,pi_mutex", "-p", "rt_threads=" + all},
+                            0);
+  const auto& suite = doc["suites"][0];
+  ASSERT_EQ(suite["cases"].size(), 1u);
+  EXPECT_EQ(suite["cases"][0]["name"], "pi_mutex");
+  EXPECT_NE(suite["reason"].get<std::string>().find("leave no CPU"), std::string::npos)
+      << suite["reason"];
+}
+
+// An RT critical section longer than the period (1.5 ms hold at 1 ms) re-anchors the schedule:
+// the wakeup latency stays a wakeup latency (before, each sample carried the 0.5 ms overrun),
+// and every section is counted in overran_periods.
+TEST(LockSuites, LockLatencyHoldPastThePeriodIsCountedNotWakeupLatency) {
+  SKIP_WITHOUT_FIFO();
+  const auto doc = run_json({"run", "lock.latency", "--duration", "1", "-p", "locks=pi_mutex",
+                             "-p", "rt_hold_ns=1500000", "-p", "nonrt_threads=0"},
+                            0);
+  const auto& c = doc["suites"][0]["cases"][0];
+  const auto acquired = metric(c, "acquire_latency")["summary"]["count"].get<std::uint64_t>();
+  const auto overran = metric(c, "overran_periods")["samples"][0].get<double>();
+  EXPECT_GT(acquired, 100u);
+  EXPECT_GE(overran, 0.9 * static_cast<double>(acquired));
+  EXPECT_LT(metric(c, "wakeup_latency")["summary"]["p50"].get<double>(), 500'000)
+      << "the 0.5 ms overrun is not in the wakeup latency";
+}
+
 TEST(LockSuites, BadCombinationsExit2WithAClearMessage) {
   struct Case {
     std::vector<std::string> args;

@@ -37,13 +37,38 @@ TEST(PeriodicLoop, RecordsEveryPeriodUntilTheEndAndMarksTheThreadDone) {
   const std::int64_t start = monotonic_ns();
   PeriodicLoop loop(rec, live, kMs);
   loop.run(start, start + 20 * kMs, stop, [&] { ++work; });
-  // 20 deadlines fit; a late wakeup swallows (and counts) the periods it missed.
-  EXPECT_EQ(rec.samples() + rec.missed_periods(), 20u);
+  // 20 deadlines fit; a late wakeup swallows (and counts) the periods it missed, work that ran
+  // late the ones it used up.
+  EXPECT_EQ(rec.samples() + rec.missed_periods() + rec.work_skipped(), 20u);
   EXPECT_EQ(work, static_cast<int>(rec.samples()));
   EXPECT_FALSE(loop.broke());
   EXPECT_EQ(live.tid.load(), gettid());
   EXPECT_TRUE(live.done.load());
   EXPECT_EQ(live.samples.load(), rec.samples());
+}
+
+// Work that runs past the next deadline (a lock held longer than a period) re-anchors the
+// schedule: the next deadline is after the work ended, so the next sample measures a wakeup, not
+// the work; the periods the work used up are counted as work overruns, not missed periods.
+TEST(PeriodicLoop, WorkPastTheNextDeadlineReanchorsInsteadOfBecomingLatency) {
+  LiveStats live("lock/rt0");
+  PeriodicRecorder rec(kMs, 1000 * kMs, 4, live);
+  CountingHook hook(1000);
+  std::atomic<bool> stop{false};
+  int period = 0;
+  std::int64_t work_end = 0;
+  const std::int64_t start = monotonic_ns();
+  PeriodicLoop(rec, live, kMs, &hook).run(start, start + 12 * kMs, stop, [&] {
+    if (++period == 3) {
+      sleep_until_ns(monotonic_ns() + 3 * kMs + kMs / 2);
+      work_end = monotonic_ns();
+    }
+  });
+  ASSERT_GE(hook.deadlines.size(), 4u);
+  EXPECT_GT(hook.deadlines[3], work_end) << "the deadline after the overrun lies ahead of it";
+  EXPECT_GE(rec.work_overruns(), 1u);
+  EXPECT_GE(rec.work_skipped(), 3u);
+  EXPECT_EQ(rec.samples() + rec.missed_periods() + rec.work_skipped(), 12u);
 }
 
 TEST(PeriodicLoop, TheHookSeesEachSampleFirstAndCanEndTheLoop) {

@@ -61,5 +61,20 @@ TEST(PeriodicRecorder, BlockMaximaArePerBlockAndBounded) {
   EXPECT_EQ(r.block_maxima().capacity(), 3u);
 }
 
+// The open block is kept when the loop ends (short runs, a stop request, SIGINT).
+TEST(PeriodicRecorder, FinishKeepsThePartialBlocksMaximum) {
+  LiveStats live("t");
+  PeriodicRecorder r(kMs, 10 * kMs, 3, live);
+  r.start(0);
+  std::int64_t next = kMs;
+  for (int i = 1; i <= 5; ++i) next = r.on_wakeup(next, next + 100 * i);
+  EXPECT_TRUE(r.block_maxima().empty());
+  r.finish();
+  ASSERT_EQ(r.block_maxima().size(), 1u);
+  EXPECT_EQ(r.block_maxima()[0], 500);
+  r.finish();
+  EXPECT_EQ(r.block_maxima().size(), 1u) << "an empty block adds nothing";
+}
+
 }  // namespace
 }  // namespace rtgate
