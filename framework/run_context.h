@@ -27,6 +27,10 @@ class RunContext {
   // The CPUs this run may use (--cpus, or every CPU the process may run on).
   const std::vector<int>& cpus() const { return cpus_; }
   int run_index() const { return run_index_; }
+  // The watchdog's stall time for this run (--watchdog): a suite whose threads may legitimately
+  // make no progress for a while (pi.stress's deadlock detection) must stay below it.
+  double watchdog_s() const { return watchdog_s_; }
+  void set_watchdog_s(double s) { watchdog_s_ = s; }
   int runs() const { return runs_; }
 
   // Set by SIGINT, the watchdog, or the suite itself. Cheap: a relaxed load.
@@ -63,6 +67,7 @@ class RunContext {
   std::atomic<bool>& stop_;
   int run_index_;
   int runs_;
+  double watchdog_s_ = 10;
   // Registrants serialise on the mutex and append each counter to a list by a release store
   // (of the head, or of the last node's next); readers walk it with acquire loads. Nodes live as
   // long as the context (a deque never moves its elements).

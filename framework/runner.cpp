@@ -73,6 +73,7 @@ std::optional<SuiteResult> run_once(const SelectedSuite& sel, const RunOptions& 
     return SuiteResult{.status = SuiteStatus::kError, .reason = std::string("--load: ") + e.what()};
   }
   auto state = std::make_shared<RunState>(opt.duration_s, cpus, index, opt.runs);
+  state->ctx.set_watchdog_s(opt.watchdog_s);
   if (opt.trace.enabled && trace_why->empty()) {
     state->traced = trace::TracedRun::start(opt.trace, cpus, &state->stop, trace_why);
     if (state->traced) state->ctx.set_sample_hook(state->traced->hook());

@@ -9,6 +9,7 @@
 // `deadlock_ms`: past it the group is declared deadlocked ("group N deadlocked"), the suite
 // fails, and mid stops spinning so that the machine and the run recover. Throughput is
 // inversions (completed rounds) per second.
+#include <algorithm>
 #include <barrier>
 #include <memory>
 
@@ -100,9 +101,14 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
   const auto n = static_cast<std::size_t>(
       p.get_int("groups") > 0 ? p.get_int("groups") : static_cast<std::int64_t>(cpus.size()));
   const int low = static_cast<int>(p.get_int("low_prio"));
+  // Deadlock detection must end mid's spin before the watchdog sees the group stalled (it would
+  // end the suite as "error" and demote the group's published thread, not the spinner): at most
+  // half the watchdog's stall time.
+  const std::int64_t asked_ns = p.get_int("deadlock_ms") * 1'000'000;
+  const auto cap_ns = static_cast<std::int64_t>(ctx.watchdog_s() * 0.5e9);
   const Timing t{.end_ns = rtgate::monotonic_ns() + ctx.duration_ns(),
                  .low_work_ns = p.get_int("low_work_us") * 1000,
-                 .deadlock_ns = p.get_int("deadlock_ms") * 1'000'000};
+                 .deadlock_ns = std::min(asked_ns, cap_ns)};
   std::vector<std::unique_ptr<Group>> groups;
   for (std::size_t i = 0; i < n; ++i) {
     groups.push_back(std::make_unique<Group>(ctx.track("group" + std::to_string(i))));
@@ -154,7 +160,13 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
   if (!deadlocked.empty()) {
     result.status = rtgate::SuiteStatus::kFailed;
     result.reason = deadlocked + " deadlocked: mid starved low for " +
-                    std::to_string(p.get_int("deadlock_ms")) + " ms (no priority inheritance?)";
+                    std::to_string(t.deadlock_ns / 1'000'000) + " ms (no priority inheritance?)";
+  }
+  if (t.deadlock_ns < asked_ns) {
+    result.reason += (result.reason.empty() ? "" : "; ") + std::string("deadlock_ms ") +
+                     std::to_string(asked_ns / 1'000'000) + " capped at " +
+                     std::to_string(t.deadlock_ns / 1'000'000) +
+                     " ms, half the --watchdog stall time";
   }
   return result;
 }

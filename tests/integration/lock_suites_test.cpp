@@ -78,6 +78,21 @@ TEST(LockSuites, PiStressRunsWithPiAndDetectsDeadlockWithout) {
   EXPECT_NE(doc["suites"][0]["reason"].get<std::string>().find("deadlocked"), std::string::npos);
 }
 
+// deadlock_ms above the watchdog's stall time: the deadlock is still reported as such (capped at
+// half the stall time), not as a watchdog error that demotes the wrong thread.
+TEST(LockSuites, PiStressDeadlockDetectionStaysBelowTheWatchdog) {
+  SKIP_WITHOUT_FIFO();
+  const auto doc = run_json({"run", "pi.stress", "--duration", "2", "--watchdog", "1", "-p",
+                             "lock=futex_mutex", "-p", "deadlock_ms=5000"},
+                            1);
+  const auto& s = doc["suites"][0];
+  EXPECT_EQ(s["status"], "failed") << s["reason"];
+  const std::string reason = s["reason"];
+  EXPECT_NE(reason.find("deadlocked"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("capped at 500 ms"), std::string::npos) << reason;
+  EXPECT_EQ(reason.find("watchdog:"), std::string::npos) << reason;
+}
+
 TEST(LockSuites, LockLatencyReportsEveryMetricPerLock) {
   SKIP_WITHOUT_FIFO();
   const auto doc = run_json({"run", "lock.latency", "--duration", "2", "-p",
