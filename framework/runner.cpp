@@ -213,11 +213,16 @@ RunOutcome run_suites(const std::vector<SelectedSuite>& selection, const RunOpti
       if (opt.require_rt && out.rt_unavailable) break;
       continue;
     }
+    // What the RT suite measures without: page faults on the measured path (no mlockall), deep
+    // C-state exits (no cpu_dma_latency hold). Both make its figures untrustworthy.
+    std::vector<std::string> setup_flaws;
     if (needs_rt) {
       if (const std::string why = rt::lock_memory(); !why.empty()) {
         out.report.environment.extra["mlockall"] = why;
+        setup_flaws.push_back("mlockall failed: " + why);
       }
       if (!dma) dma = std::make_unique<rt::DmaLatencyHold>(0);
+      if (!dma->held()) setup_flaws.push_back("cpu_dma_latency not held: " + dma->reason());
     }
 
     const HygieneSnapshot before = take_hygiene_snapshot();
@@ -245,6 +250,7 @@ RunOutcome run_suites(const std::vector<SelectedSuite>& selection, const RunOpti
       if (r->trace && !r->trace->break_reason.empty()) break;  // --break-us ends the suite
     }
     res.duration_s = static_cast<double>(monotonic_ns() - t0) / 1e9;
+    add_unique(res.contaminated_reasons, setup_flaws);
     assess_hygiene(res, hygiene_between(before, take_hygiene_snapshot(), {getpid()}));
     out.report.suites.push_back(std::move(res));
     if (on_suite_done) on_suite_done(out.report);

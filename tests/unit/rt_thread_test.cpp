@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 
 #include "framework/rt/rt_checks.h"
 
@@ -61,6 +62,16 @@ TEST(RtThread, RoundRobinAndOther) {
   b = observe({.name = "t-other", .policy = Policy::kOther, .priority = 50});
   EXPECT_EQ(b.policy, SCHED_OTHER);
   EXPECT_EQ(b.priority, 0);
+}
+
+// A SCHED_OTHER measuring thread sleeps without the default 50 us timer slack.
+TEST(RtThread, OtherThreadsHaveOneNanosecondTimerSlack) {
+  long slack = -1;
+  {
+    RtThread t({.name = "slack", .policy = Policy::kOther},
+               [&] { slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0); });
+  }
+  EXPECT_EQ(slack, 1);
 }
 
 TEST(RtThread, ReportsItsTid) {
