@@ -11,6 +11,7 @@
 
 #include "framework/measure/clock.h"
 #include "framework/measure/periodic_loop.h"
+#include "framework/measure/start_gate.h"
 #include "framework/registry.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/rt_thread.h"
@@ -71,9 +72,9 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
         ctx.track("cpu" + std::to_string(cpus[i]))));
   }
 
-  // A common start a little in the future, so every thread is up before the first deadline.
-  const std::int64_t start_ns = rtgate::monotonic_ns() + 20'000'000;
-  const std::int64_t end_ns = start_ns + ctx.duration_ns();
+  // The common start is fixed once every thread runs (1 ms ahead of the last one's arrival).
+  rtgate::StartGate gate(static_cast<int>(workers.size()), 1'000'000);
+  const std::int64_t duration_ns = ctx.duration_ns();
   {
     std::vector<std::unique_ptr<rtgate::rt::RtThread>> threads;
     try {
@@ -82,14 +83,16 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
                                     .policy = policy,
                                     .priority = static_cast<int>(p.get_int("priority")),
                                     .cpus = {w->cpu}};
-        threads.push_back(
-            std::make_unique<rtgate::rt::RtThread>(spec, [wp = w.get(), start_ns, end_ns, &ctx] {
+        threads.push_back(std::make_unique<rtgate::rt::RtThread>(
+            spec, [wp = w.get(), &gate, duration_ns, &ctx] {
+              const std::int64_t start_ns = gate.arrive_and_wait();
               rtgate::PeriodicLoop(wp->rec, wp->live, wp->interval_ns, ctx.sample_hook())
-                  .run(start_ns, end_ns, ctx.stop_flag());
+                  .run(start_ns, start_ns + duration_ns, ctx.stop_flag());
             }));
       }
     } catch (...) {
-      ctx.request_stop();  // the threads already started end at their next wakeup
+      ctx.request_stop();  // the threads already started end at their first wakeup
+      gate.abandon(static_cast<int>(workers.size() - threads.size()));
       throw;
     }
   }  // joins every thread

@@ -14,6 +14,7 @@
 
 #include "framework/measure/busy.h"
 #include "framework/measure/periodic_loop.h"
+#include "framework/measure/start_gate.h"
 #include "framework/registry.h"
 #include "framework/rt/rt_thread.h"
 #include "framework/run_context.h"
@@ -61,10 +62,10 @@ void rt_loop(RtSide& s, AnyLock& lock, const Config& c, std::int64_t start, std:
 
 // A non-RT hammer: xorshift decides read or write, so the mix is exact on average and cheap.
 std::uint64_t nonrt_loop(AnyLock& lock, const Config& c, bool rw, std::uint64_t seed,
-                         std::int64_t end, const std::atomic<bool>& stop) {
+                         const std::atomic<bool>& done, const std::atomic<bool>& stop) {
   std::uint64_t ops = 0, x = seed | 1;
   const auto write_below = static_cast<std::uint64_t>(c.write_ratio * 1024.0);
-  while (!stop.load(std::memory_order_relaxed) && rtgate::monotonic_ns() < end) {
+  while (!stop.load(std::memory_order_relaxed) && !done.load(std::memory_order_relaxed)) {
     x ^= x << 13, x ^= x >> 7, x ^= x << 17;
     const bool write = !rw || (x & 1023) < write_below;
     write ? lock.lock() : lock.lock_shared();
@@ -108,8 +109,11 @@ rtgate::Case measure_lock(const LockInfo& info, const Config& c, std::int64_t sl
                                           ctx.track(info.name + "/rt" + std::to_string(i))));
   }
   std::vector<std::uint64_t> counts(static_cast<std::size_t>(c.nonrt), 0);
-  const std::int64_t start = rtgate::monotonic_ns() + 10'000'000;
-  const std::int64_t end = start + slice_ns;
+  // The hammers run from before the RT threads start until after they end; the RT threads'
+  // common start is fixed once all of them run (StartGate), then each measures slice_ns.
+  rtgate::StartGate gate(c.rt, 1'000'000);
+  std::atomic<bool> hammers_done{false};
+  const std::int64_t hammers_started = rtgate::monotonic_ns();
   std::int64_t hammers_ended = 0;
   {
     // Hammers are born on the non-RT CPUs (all CPUs when the RT threads leave none: only locks
@@ -123,8 +127,8 @@ rtgate::Case measure_lock(const LockInfo& info, const Config& c, std::int64_t sl
                                    .cpus = cpus.hammer},
             [&, i] {
               counts[static_cast<std::size_t>(i)] = nonrt_loop(
-                  *lock, cfg, rw, 0x9e3779b97f4a7c15ull * static_cast<unsigned>(i + 1), end,
-                  ctx.stop_flag());
+                  *lock, cfg, rw, 0x9e3779b97f4a7c15ull * static_cast<unsigned>(i + 1),
+                  hammers_done, ctx.stop_flag());
             }));
       }
       for (int i = 0; i < c.rt; ++i) {
@@ -133,17 +137,25 @@ rtgate::Case measure_lock(const LockInfo& info, const Config& c, std::int64_t sl
             rtgate::rt::ThreadSpec{.name = "rtgate-lat" + std::to_string(i),
                                    .priority = c.priority - i,
                                    .cpus = {cpus.rt[static_cast<std::size_t>(i)]}},
-            [s, &lock, &cfg, start, end, &ctx] {
-              rt_loop(*s, *lock, cfg, start, end, ctx.stop_flag(), ctx.sample_hook());
+            [s, &lock, &cfg, &gate, slice_ns, &ctx] {
+              const std::int64_t start = gate.arrive_and_wait();
+              rt_loop(*s, *lock, cfg, start, start + slice_ns, ctx.stop_flag(), ctx.sample_hook());
             }));
       }
     } catch (...) {
       ctx.request_stop();
+      gate.abandon(c.rt - static_cast<int>(threads.size()));
       threads.clear();
       hammers.clear();
       throw;
     }
+    if (c.rt == 0) {  // hammers alone: they run the slice
+      while (!ctx.stop_requested() && rtgate::monotonic_ns() < hammers_started + slice_ns) {
+        rtgate::sleep_until_ns(rtgate::monotonic_ns() + 10'000'000);
+      }
+    }
     threads.clear();  // joins the RT threads
+    hammers_done.store(true);
     hammers.clear();
     hammers_ended = rtgate::monotonic_ns();
   }
@@ -178,7 +190,7 @@ rtgate::Case measure_lock(const LockInfo& info, const Config& c, std::int64_t sl
   for (double v : per_thread) total += v;
   // Per second of the time the hammers ran (a stop request shortens it), not the planned slice.
   const double ran_s =
-      static_cast<double>(std::max<std::int64_t>(1, std::min(hammers_ended, end) - start)) / 1e9;
+      static_cast<double>(std::max<std::int64_t>(1, hammers_ended - hammers_started)) / 1e9;
   out.metrics.push_back(rtgate::Metric::throughput("nonrt_throughput", "ops/s", total / ran_s));
   out.metrics.push_back(
       rtgate::Metric::count("nonrt_fairness_cv", rtgate::stats::coeff_var(per_thread), "%"));

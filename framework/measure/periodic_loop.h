@@ -64,7 +64,7 @@ class PeriodicLoop {
       }
       if constexpr (!std::is_same_v<std::decay_t<Work>, NoWork>) {
         work();
-        next = rec_.reanchor(next, monotonic_ns());
+        next = rec_.reanchor(next, monotonic_ns(), end_ns);
       }
     }
     rec_.finish();

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "framework/measure/latency_histogram.h"
@@ -53,11 +54,15 @@ class PeriodicRecorder {
   // schedule is re-anchored to the first deadline still ahead, and the periods the work used up
   // are counted as work overruns, not as the next wakeup's latency or missed periods (the
   // control metric must not carry the thing under test). Returns the next deadline.
-  std::int64_t reanchor(std::int64_t next, std::int64_t now_ns) noexcept {
+  // Only deadlines up to `end_ns` (the loop's last) count as skipped.
+  std::int64_t reanchor(std::int64_t next, std::int64_t now_ns,
+                        std::int64_t end_ns = std::numeric_limits<std::int64_t>::max()) noexcept {
     if (now_ns < next) return next;
     ++work_overruns_;
     const std::int64_t k = (now_ns - next) / interval_ns_ + 1;
-    work_skipped_ += static_cast<std::uint64_t>(k);
+    if (next <= end_ns) {
+      work_skipped_ += static_cast<std::uint64_t>(std::min(k, (end_ns - next) / interval_ns_ + 1));
+    }
     next += k * interval_ns_;
     if (next >= block_end_) close_block(next);
     return next;

@@ -23,14 +23,15 @@ RtProbe::RtProbe(const RtProbeSpec& spec, RunContext& ctx)
 RtProbe::~RtProbe() { stop(); }
 
 void RtProbe::start() {
-  const std::int64_t first = monotonic_ns() + spec_.interval_ns;
   thread_ = std::make_unique<rt::RtThread>(
       rt::ThreadSpec{.name = "rtgate-probe",
                      .priority = spec_.priority,
                      .cpus = cpu_ >= 0 ? std::vector<int>{cpu_} : std::vector<int>{}},
-      [this, first] {
+      [this] {
+        // The schedule starts when the thread runs, not when it was asked for: under the
+        // workload, creating it can take longer than a period.
         PeriodicLoop(rec_, live_, spec_.interval_ns, hook_)
-            .run(first - spec_.interval_ns, PeriodicLoop::kForever, stop_);
+            .run(monotonic_ns(), PeriodicLoop::kForever, stop_);
       });
 }
 
