@@ -1,5 +1,6 @@
 #include "framework/runner.h"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -13,6 +14,7 @@
 #include "framework/report/hygiene.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/dma_latency.h"
+#include "framework/rt/housekeeping.h"
 #include "framework/rt/memory_lock.h"
 #include "framework/rt/rt_checks.h"
 #include "framework/rt/thread_failures.h"
@@ -62,7 +64,7 @@ struct RunState {
 std::optional<SuiteResult> run_once(const SelectedSuite& sel, const RunOptions& opt, int index,
                                     const std::vector<int>& cpus,
                                     const std::atomic<bool>& interrupt, std::string* watchdog_why,
-                                    std::string* trace_why) {
+                                    std::string* trace_why, bool* housekeeping) {
   // The load runs beside this run only: fresh generators each run, stopped when it ends.
   std::string why;
   std::optional<load::LoadSet> loads = load::parse_load_spec(opt.load, &why);
@@ -110,8 +112,26 @@ std::optional<SuiteResult> run_once(const SelectedSuite& sel, const RunOptions& 
                                 static_cast<std::int64_t>(opt.duration_s * 0.5e9);
   std::int64_t stop_seen_at = 0;
   constexpr std::int64_t kGraceNs = 5'000'000'000;
+  // This thread (the progress line, the clock) moves off the measured CPUs while the run goes
+  // on, and back to where it was afterwards; `housekeeping` says whether it found any.
+  cpu_set_t allowed;
+  const bool know_allowed = sched_getaffinity(0, sizeof allowed, &allowed) == 0;
+  struct Restore {
+    const cpu_set_t& to;
+    bool on;
+    ~Restore() {
+      if (on) sched_setaffinity(0, sizeof to, &to);
+    }
+  } restore{allowed, know_allowed};
+  int polls = 0;
   while (done.wait_for(kPoll) != std::future_status::ready) {
     const std::int64_t now = monotonic_ns();
+    if (know_allowed && polls++ % 4 == 1) {
+      cpu_set_t measured;
+      if (rt::measured_cpus(state->ctx, &measured)) {
+        *housekeeping = rt::move_to_housekeeping(allowed, measured);
+      }
+    }
     if (interrupt.load() || (now > soft_end && !sel.suite->fixed_work)) {
       state->ctx.request_stop();
     }
@@ -229,8 +249,14 @@ RunOutcome run_suites(const std::vector<SelectedSuite>& selection, const RunOpti
     const std::int64_t t0 = monotonic_ns();
     for (int i = 0; i < opt.runs && !interrupt.load(); ++i) {
       std::string why;
+      bool housekeeping = true;
       std::optional<SuiteResult> r =
-          run_once(sel, opt, i, cpus, interrupt, &why, &out.trace_unavailable);
+          run_once(sel, opt, i, cpus, interrupt, &why, &out.trace_unavailable, &housekeeping);
+      if (!housekeeping) {
+        out.report.environment.extra["housekeeping_cpus"] =
+            "none: " + res.name +
+            " measures on every allowed CPU; rtgate's watchdog and runner share them";
+      }
       if (!r) {
         res.status = SuiteStatus::kError;
         res.reason = (why.empty() ? "" : why + "; ") +

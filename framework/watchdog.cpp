@@ -6,6 +6,7 @@
 
 #include "framework/measure/clock.h"
 #include "framework/rt/cpu_list.h"
+#include "framework/rt/housekeeping.h"
 #include "framework/rt/rt_thread.h"
 
 namespace rtgate {
@@ -58,10 +59,17 @@ void Watchdog::loop() {
   const auto stall_ns = static_cast<std::int64_t>(stall_s_ * 1e9);
   const auto grace_ns = static_cast<std::int64_t>(grace_s_ * 1e9);
   std::int64_t next = monotonic_ns();
-  while (!quit_.load(std::memory_order_relaxed)) {
+  cpu_set_t allowed;
+  const bool know_allowed = sched_getaffinity(0, sizeof allowed, &allowed) == 0;
+  for (int tick = 0; !quit_.load(std::memory_order_relaxed); ++tick) {
     next += kTickNs;
     sleep_until_ns(next);
     const std::int64_t now = monotonic_ns();
+    // Once a second: off the CPUs the suite's threads actually measure on, when there is one.
+    if (know_allowed && tick % 10 == 0) {
+      cpu_set_t measured;
+      if (rt::measured_cpus(ctx_, &measured)) rt::move_to_housekeeping(allowed, measured);
+    }
     ctx_.for_each_tracked([&](LiveStats& s) {
       if (s.done.load(std::memory_order_relaxed)) return;
       const std::uint64_t n = s.samples.load(std::memory_order_relaxed);
