@@ -70,6 +70,11 @@ struct alignas(64) QSpinNode {
 
 class alignas(64) QSpinLock {
  public:
+  // The RT thread prelude: takes the calling thread's number and registers its thread_local
+  // destructor now (registering may allocate), not on its first contended acquisition, which is
+  // on the measured path. Returns the number.
+  static std::uint32_t prepare_thread() noexcept { return thread_slot().number; }
+
   static constexpr std::uint32_t kLocked = 1;
   static constexpr std::uint32_t kLockedMask = 0xff;
   static constexpr std::uint32_t kPending = 1u << 8;

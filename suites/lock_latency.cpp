@@ -20,6 +20,7 @@
 #include "framework/run_context.h"
 #include "framework/stats/summary.h"
 #include "locks/lock_selection.h"
+#include "locks/thread_prelude.h"
 
 namespace {
 
@@ -126,6 +127,7 @@ rtgate::Case measure_lock(const LockInfo& info, const Config& c, std::int64_t sl
                                    .policy = rtgate::rt::Policy::kOther,
                                    .cpus = cpus.hammer},
             [&, i] {
+              rtgate::locks::prepare_lock_thread();
               counts[static_cast<std::size_t>(i)] = nonrt_loop(
                   *lock, cfg, rw, 0x9e3779b97f4a7c15ull * static_cast<unsigned>(i + 1),
                   hammers_done, ctx.stop_flag());
@@ -138,6 +140,7 @@ rtgate::Case measure_lock(const LockInfo& info, const Config& c, std::int64_t sl
                                    .priority = c.priority - i,
                                    .cpus = {cpus.rt[static_cast<std::size_t>(i)]}},
             [s, &lock, &cfg, &gate, slice_ns, &ctx] {
+              rtgate::locks::prepare_lock_thread();
               const std::int64_t start = gate.arrive_and_wait();
               rt_loop(*s, *lock, cfg, start, start + slice_ns, ctx.stop_flag(), ctx.sample_hook());
             }));

@@ -14,6 +14,7 @@
 #include "framework/run_context.h"
 #include "framework/stats/summary.h"
 #include "locks/lock_selection.h"
+#include "locks/thread_prelude.h"
 
 namespace {
 
@@ -74,6 +75,7 @@ rtgate::Case measure(const LockInfo& info, int threads, const rtgate::Params& p,
                 .priority = static_cast<int>(p.get_int("priority")),
                 .cpus = {cpus[idx % cpus.size()]}},
             [&, idx] {
+              rtgate::locks::prepare_lock_thread();
               start.arrive_and_wait();
               std::int64_t stop_at = 0;
               end_shared.compare_exchange_strong(stop_at, rtgate::monotonic_ns() + slice_ns);

@@ -18,6 +18,7 @@
 #include "framework/rt/rt_thread.h"
 #include "framework/run_context.h"
 #include "locks/lock_selection.h"
+#include "locks/thread_prelude.h"
 
 namespace {
 
@@ -41,6 +42,7 @@ struct Timing {
 };
 
 void low_body(Group& g, const Timing& t) {
+  rtgate::locks::prepare_lock_thread();
   for (std::uint64_t round = 1;; ++round) {
     g.lock->lock();
     g.a.arrive_and_wait();
@@ -56,6 +58,7 @@ void low_body(Group& g, const Timing& t) {
 }
 
 void high_body(Group& g) {
+  rtgate::locks::prepare_lock_thread();
   g.live.tid.store(gettid());
   for (std::uint64_t round = 1;; ++round) {
     g.a.arrive_and_wait();
@@ -74,6 +77,7 @@ void high_body(Group& g) {
 
 // mid decides when the group ends: at the end of the run, on a stop request, or on deadlock.
 void mid_body(Group& g, const Timing& t, const std::atomic<bool>& stop) {
+  rtgate::locks::prepare_lock_thread();
   for (std::uint64_t round = 1;; ++round) {
     if (rtgate::monotonic_ns() >= t.end_ns || stop.load(std::memory_order_relaxed) ||
         g.deadlocked) {

@@ -1,0 +1,39 @@
+// The lock thread prelude sets up a thread's qspinlock slot before any acquisition: the number
+// it takes is the one later acquisitions use, and distinct live threads get distinct numbers.
+#include "locks/thread_prelude.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+namespace rtgate::locks {
+namespace {
+
+TEST(LockThreadPrelude, TakesTheQspinlockThreadNumberUpFront) {
+  std::uint32_t a = 0, again = 0, b = 0;
+  std::atomic<bool> hold{true}, first_ready{false};
+  std::thread first([&] {
+    prepare_lock_thread();
+    a = QSpinLock::prepare_thread();
+    QSpinLock lock;
+    lock.lock();
+    lock.unlock();
+    again = QSpinLock::prepare_thread();
+    first_ready.store(true);
+    while (hold.load()) std::this_thread::yield();
+  });
+  while (!first_ready.load()) std::this_thread::yield();
+  std::thread second([&] {
+    prepare_lock_thread();
+    b = QSpinLock::prepare_thread();
+  });
+  second.join();
+  hold.store(false);
+  first.join();
+  EXPECT_LT(a, QSpinLock::kMaxThreads);
+  EXPECT_EQ(a, again) << "the prelude's number is the one the thread keeps";
+  EXPECT_NE(a, b) << "two live threads, two numbers";
+}
+
+}  // namespace
+}  // namespace rtgate::locks
