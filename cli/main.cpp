@@ -1,4 +1,7 @@
 // rtgate: CLI11 wiring only. The work happens in framework/ and exporters/.
+#include <poll.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -22,10 +25,15 @@ int finish_stdout(int rc) {
   // and gives the errno (EPIPE, ENOSPC) when that fails too.
   errno = 0;
   const bool flushed = std::fflush(stdout) == 0;
-  const int e = errno;
+  int e = flushed ? 0 : errno;
   if (flushed && !std::ferror(stdout)) return rc;
-  print_error(std::string("cannot write to stdout: ") +
-              (!flushed && e != 0 ? std::strerror(e) : "write error"));
+  if (e == 0) {
+    // The failure was earlier and stdio dropped what it could not write. A pipe whose reader
+    // has gone polls as POLLERR: name that case; others stay a generic "write error".
+    pollfd p{.fd = STDOUT_FILENO, .events = POLLOUT, .revents = 0};
+    if (poll(&p, 1, 0) == 1 && (p.revents & POLLERR) != 0) e = EPIPE;
+  }
+  print_error(std::string("cannot write to stdout: ") + (e != 0 ? std::strerror(e) : "write error"));
   std::clearerr(stdout);
   return rc == kExitOk ? kExitFailed : rc;
 }
