@@ -33,7 +33,8 @@ int finish_stdout(int rc) {
     pollfd p{.fd = STDOUT_FILENO, .events = POLLOUT, .revents = 0};
     if (poll(&p, 1, 0) == 1 && (p.revents & POLLERR) != 0) e = EPIPE;
   }
-  print_error(std::string("cannot write to stdout: ") + (e != 0 ? std::strerror(e) : "write error"));
+  print_error(std::string("cannot write to stdout: ") +
+              (e != 0 ? std::strerror(e) : "write error"));
   std::clearerr(stdout);
   return rc == kExitOk ? kExitFailed : rc;
 }

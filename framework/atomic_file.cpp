@@ -42,7 +42,7 @@ bool write_all(int fd, const std::string& content) {
 std::string write_file_atomically(const std::string& path, const std::string& content) {
   const std::string tmp = temp_path_for(path);
   mode_t mode = 0644;
-  if (struct stat old {}; ::stat(path.c_str(), &old) == 0 && S_ISREG(old.st_mode)) {
+  if (struct stat old{}; ::stat(path.c_str(), &old) == 0 && S_ISREG(old.st_mode)) {
     mode = old.st_mode & 07777;
   }
   // O_NOFOLLOW: a symlink planted at the temporary name is not followed.

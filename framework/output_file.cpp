@@ -83,7 +83,8 @@ OutputTarget resolve_output(const std::string& path) {
   if (S_ISBLK(st.st_mode)) return invalid(quoted(path) + " is a block device, not a file");
   if (!S_ISREG(st.st_mode)) return invalid(quoted(path) + " is a socket, not a file");
   char* real = realpath(path.c_str(), nullptr);
-  if (real == nullptr) return invalid("cannot resolve " + quoted(path) + ": " + std::strerror(errno));
+  if (real == nullptr)
+    return invalid("cannot resolve " + quoted(path) + ": " + std::strerror(errno));
   std::string resolved = real;
   std::free(real);
   return file(resolved);
@@ -93,9 +94,7 @@ bool output_is_stream(const std::string& path) {
   return resolve_output(path).kind == OutputTarget::Kind::kStream;
 }
 
-bool output_is_stdout(const std::string& path) {
-  return resolve_output(path).fd == STDOUT_FILENO;
-}
+bool output_is_stdout(const std::string& path) { return resolve_output(path).fd == STDOUT_FILENO; }
 
 std::string write_output(const std::string& path, const std::string& content) {
   const OutputTarget t = resolve_output(path);

@@ -13,7 +13,8 @@ namespace rtgate::test {
 
 std::string read_all(const std::string& path);
 void write_all(const std::string& path, const std::string& content);
-// lstat's file type: 'f' regular, 'l' symlink, 'c' char device, 'p' FIFO, 'd' dir, 'b' block device, '-' missing.
+// lstat's file type: 'f' regular, 'l' symlink, 'c' char device, 'p' FIFO, 'd' dir, 'b' block
+// device, '-' missing.
 char node_type(const std::string& path);
 // True when `path` (followed) is the character device major:minor.
 bool is_char_device(const std::string& path, unsigned major, unsigned minor);

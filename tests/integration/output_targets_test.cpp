@@ -8,7 +8,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -52,7 +51,8 @@ TEST(OutputTargets, SymlinkTargetIsWrittenAndTheLinkKept) {
   write_all(dir.file("target.json"), "previous\n");
   std::filesystem::create_symlink("target.json", dir.file("r.json"));
   std::filesystem::create_symlink("junit-target.xml", dir.file("junit.xml"));  // dangling
-  const auto r = run_rtgate(short_run({"-o", dir.file("r.json"), "--junit", dir.file("junit.xml")}));
+  const auto r =
+      run_rtgate(short_run({"-o", dir.file("r.json"), "--junit", dir.file("junit.xml")}));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(node_type(dir.file("r.json")), 'l') << "the symlink was replaced";
   EXPECT_EQ(node_type(dir.file("junit.xml")), 'l') << "the dangling symlink was replaced";
@@ -70,8 +70,7 @@ TEST(OutputTargets, CharDeviceIsWrittenToNotReplaced) {
   const auto r = run_rtgate(short_run({"-o", dir.file("null"), "--junit", dir.file("null")}));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(is_char_device(dir.file("null"), 1, 3)) << "the device node was replaced";
-  EXPECT_EQ(entries(dir.path()), std::vector<std::string>{"null"})
-      << "no temp file, no null.trace";
+  EXPECT_EQ(entries(dir.path()), std::vector<std::string>{"null"}) << "no temp file, no null.trace";
   EXPECT_NE(r.out.find("wakeup_latency"), std::string::npos) << "the table is still printed";
   expect_machine_nodes_intact();
 }
@@ -79,7 +78,8 @@ TEST(OutputTargets, CharDeviceIsWrittenToNotReplaced) {
 TEST(OutputTargets, FifoReaderGetsTheWholeJsonOnce) {
   TempDir dir;
   FifoReader json(dir.file("r.fifo")), junit(dir.file("junit.fifo"));
-  const auto r = run_rtgate(short_run({"-o", dir.file("r.fifo"), "--junit", dir.file("junit.fifo")}));
+  const auto r =
+      run_rtgate(short_run({"-o", dir.file("r.fifo"), "--junit", dir.file("junit.fifo")}));
   const std::string got = json.finish(), xml = junit.finish();
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(node_type(dir.file("r.fifo")), 'p') << "the FIFO was replaced";
