@@ -9,9 +9,9 @@
 #include "cli/commands.h"
 #include "cli/run_common.h"
 #include "exporters/json_exporter.h"
-#include "framework/atomic_file.h"
 #include "framework/gate/calibration.h"
 #include "framework/gate/run_values.h"
+#include "framework/output_file.h"
 #include "framework/signals.h"
 
 namespace rtgate::cli {
@@ -139,7 +139,7 @@ int report_and_write(const CalibrateArgs& a, const Prepared& p, const RunOutcome
   if (!a.policy_out.empty()) {
     const std::string yaml =
         gate::calibrated_policy_yaml(noise, defaults, o, header_of(report, a, o));
-    if (std::string w = write_file_atomically(a.policy_out, yaml); !w.empty()) {
+    if (std::string w = write_output(a.policy_out, yaml); !w.empty()) {
       print_error("--policy-out: " + w);
       return kExitFailed;
     }
@@ -159,16 +159,16 @@ int calibrate_command(const CalibrateArgs& a) {
   if (out.interrupted) {
     // Noise measured from part of the runs would understate it: nothing is written.
     if (out.abandoned) {
-      std::fflush(nullptr);
-      _exit(kExitInterrupted);
+      _exit(finish_stdout(kExitInterrupted));
     }
     return kExitInterrupted;
   }
   const int rc = report_and_write(a, p, out);
   if (out.abandoned) {
     // A suite thread is still running: leave without running static destructors under it.
+    const int final_rc = finish_stdout(rc);
     std::fflush(nullptr);
-    _exit(rc == kExitOk ? kExitFailed : rc);
+    _exit(final_rc == kExitOk ? kExitFailed : final_rc);
   }
   return rc;
 }

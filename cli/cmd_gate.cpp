@@ -1,7 +1,7 @@
 #include "cli/commands.h"
 #include "cli/gate_common.h"
 #include "exporters/gate_report.h"
-#include "framework/atomic_file.h"
+#include "framework/output_file.h"
 
 namespace rtgate::cli {
 
@@ -66,7 +66,7 @@ void add_gate(CLI::App& app, int& exit_code) {
                 "judge even when CPU model, CPUs, preempt model or cmdline differ");
   cmd->callback([o, &exit_code] {
     if (!o->in.junit_path.empty()) {
-      if (const std::string why = check_writable(o->in.junit_path); !why.empty()) {
+      if (const std::string why = check_output(o->in.junit_path); !why.empty()) {
         print_error("--junit: " + why);
         exit_code = kExitUsage;
         return;

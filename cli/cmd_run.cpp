@@ -9,8 +9,8 @@
 #include "exporters/console_table.h"
 #include "exporters/json_exporter.h"
 #include "exporters/junit_exporter.h"
-#include "framework/atomic_file.h"
 #include "framework/measure/clock.h"
+#include "framework/output_file.h"
 #include "framework/signals.h"
 
 namespace rtgate::cli {
@@ -55,25 +55,42 @@ int run_command(const RunCmdArgs& args) {
   }
 
   const std::atomic<bool>& interrupt = install_interrupt_handler();
-  std::string write_error;
   const std::string trace_dir = trace_dir_of(a);
-  const auto save = [&](const RunReport& report) {
-    if (!trace_dir.empty()) write_error = write_trace_excerpts(trace_dir, report);
-    if (a.output.empty()) return;
-    if (std::string w = JsonExporter(a.output).write(report); !w.empty()) write_error = w;
+  // A device, FIFO or stdout gets the JSON once, at the end: its reader would see every save.
+  const bool json_streamed = !a.output.empty() && output_is_stream(a.output);
+  const bool json_on_stdout = !a.output.empty() && output_is_stdout(a.output);
+  std::vector<std::string> write_errors;
+  const auto save = [&](const RunReport& report, bool final) {
+    write_errors.clear();  // each save rewrites every file: only the last one's failures count
+    if (!trace_dir.empty()) {
+      if (std::string w = write_trace_excerpts(trace_dir, report); !w.empty()) {
+        write_errors.push_back(w);
+      }
+    }
+    if (a.output.empty() || (json_streamed && !final)) return;
+    if (std::string w = JsonExporter(a.output).write(report); !w.empty()) {
+      write_errors.push_back("-o: " + w);
+    }
   };
-  RunOutcome out = run_suites(p.selection, opt, interrupt, save);
-  save(out.report);
+  const auto save_partial = [&](const RunReport& report) { save(report, false); };
+  RunOutcome out = run_suites(p.selection, opt, interrupt, save_partial);
   std::optional<UntilDecidedOutcome> sequential;
   if (args.until_decided && !out.interrupted && !out.abandoned) {
-    sequential =
-        run_until_decided(p.selection, opt, interrupt, *baseline, *policy, until, out.report, save);
+    save_partial(out.report);
+    sequential = run_until_decided(p.selection, opt, interrupt, *baseline, *policy, until,
+                                   out.report, save_partial);
     out.interrupted = sequential->interrupted;
     out.abandoned = sequential->abandoned;
-    save(out.report);
+  }
+  save(out.report, true);
+  if (json_on_stdout) {
+    // stdout is the JSON (`-o -`, `-o /dev/stdout`): what people read (table, gate verdicts)
+    // goes to stderr from here on, so that stdout holds exactly one document.
+    std::fflush(stdout);
+    dup2(STDERR_FILENO, STDOUT_FILENO);
   }
   ConsoleExporter(stdout).write(out.report);
-  if (!write_error.empty()) print_error(write_error);
+  for (const std::string& w : write_errors) print_error(w);
 
   int rc = kExitOk;
   std::optional<gate::GateReport> verdicts;
@@ -91,7 +108,7 @@ int run_command(const RunCmdArgs& args) {
     }
   } else if (!args.gate.junit_path.empty()) {
     if (std::string w =
-            write_file_atomically(args.gate.junit_path, render_junit(junit_from_run(out.report)));
+            write_output(args.gate.junit_path, render_junit(junit_from_run(out.report)));
         !w.empty()) {
       print_error("--junit: " + w);
       rc = kExitFailed;
@@ -104,7 +121,7 @@ int run_command(const RunCmdArgs& args) {
   for (const SuiteResult& s : out.report.suites) {
     if (s.status == SuiteStatus::kFailed || s.status == SuiteStatus::kError) rc = kExitFailed;
   }
-  if (!write_error.empty()) rc = kExitFailed;
+  if (!write_errors.empty()) rc = kExitFailed;
   if (opt.require_rt && out.rt_unavailable) {
     print_error("--require-rt: a suite could not run here: " + [&] {
       for (const SuiteResult& s : out.report.suites) {
@@ -125,7 +142,8 @@ int run_command(const RunCmdArgs& args) {
   if (out.interrupted) rc = kExitInterrupted;
   if (out.abandoned) {
     // A suite thread is still running: leave without running static destructors under it.
-    std::fflush(nullptr);
+    rc = finish_stdout(rc);
+    std::fflush(nullptr);  // stderr
     _exit(rc == kExitOk ? kExitFailed : rc);
   }
   return rc;

@@ -132,8 +132,9 @@ int serve_command(const ServeArgs& args) {
       rc = prom_rc;
     }
     if (out.abandoned) {
+      const int final_rc = finish_stdout(kExitFailed);
       std::fflush(nullptr);
-      _exit(kExitFailed);
+      _exit(final_rc);
     }
     const std::int64_t next = started + static_cast<std::int64_t>(*every_s * 1e9);
     while (!interrupt.load() && monotonic_ns() < next) {

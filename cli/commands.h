@@ -29,6 +29,11 @@ void add_serve(CLI::App& app, int& exit_code);
 // A one-line error on stderr, "rtgate: error: ...".
 void print_error(const std::string& message);
 
+// Flushes stdout and reports, as one line on stderr, a write to it that failed (a closed pipe,
+// a full disk). Returns `rc`, or kExitFailed for an rc of 0 when stdout failed. Every exit path
+// goes through it, _exit ones included.
+int finish_stdout(int rc);
+
 // Rewrites selector exclusions ("-lock.*") that CLI11 would take for short options into
 // "--exclude=lock.*". "-p..." with '=' stays a parameter, and known short options stay as they are.
 std::vector<std::string> rewrite_exclusions(const std::vector<std::string>& args);

@@ -6,7 +6,7 @@
 #include "exporters/gate_report.h"
 #include "exporters/json_exporter.h"
 #include "exporters/junit_exporter.h"
-#include "framework/atomic_file.h"
+#include "framework/output_file.h"
 
 namespace rtgate::cli {
 
@@ -40,7 +40,7 @@ int report_gate(const gate::GateReport& report, const RunReport& cur, const Gate
   std::fputs(render_gate_table(report, TableFormat::kTable).c_str(), stdout);
   if (!in.junit_path.empty()) {
     const std::string xml = render_junit(junit_from_gate(report, cur, in.fail_on_inconclusive));
-    if (const std::string why = write_file_atomically(in.junit_path, xml); !why.empty()) {
+    if (const std::string why = write_output(in.junit_path, xml); !why.empty()) {
       print_error("--junit: " + why);
       return kExitFailed;
     }

@@ -1,17 +1,42 @@
 // rtgate: CLI11 wiring only. The work happens in framework/ and exporters/.
+#include <poll.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <string_view>
 
 #include "cli/commands.h"
 #include "framework/selection.h"
+#include "framework/signals.h"
 
 namespace rtgate::cli {
 
 void print_error(const std::string& message) {
   std::fprintf(stderr, "rtgate: error: %s\n", message.c_str());
+}
+
+int finish_stdout(int rc) {
+  // A failed write leaves the stream's error flag; the flush retries what is still buffered
+  // and gives the errno (EPIPE, ENOSPC) when that fails too.
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  int e = flushed ? 0 : errno;
+  if (flushed && !std::ferror(stdout)) return rc;
+  if (e == 0) {
+    // The failure was earlier and stdio dropped what it could not write. A pipe whose reader
+    // has gone polls as POLLERR: name that case; others stay a generic "write error".
+    pollfd p{.fd = STDOUT_FILENO, .events = POLLOUT, .revents = 0};
+    if (poll(&p, 1, 0) == 1 && (p.revents & POLLERR) != 0) e = EPIPE;
+  }
+  print_error(std::string("cannot write to stdout: ") +
+              (e != 0 ? std::strerror(e) : "write error"));
+  std::clearerr(stdout);
+  return rc == kExitOk ? kExitFailed : rc;
 }
 
 std::vector<std::string> rewrite_exclusions(const std::vector<std::string>& args) {
@@ -35,6 +60,7 @@ std::vector<std::string> rewrite_exclusions(const std::vector<std::string>& args
 
 int main(int argc, char** argv) {
   using namespace rtgate::cli;
+  rtgate::survive_sigpipe();
   CLI::App app{"rtgate: real-time latency regression tests for Linux", "rtgate"};
   app.set_version_flag("--version", RTGATE_VERSION);
   app.require_subcommand(1);
@@ -68,12 +94,12 @@ int main(int argc, char** argv) {
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    if (e.get_exit_code() == 0) return finish_stdout(app.exit(e));  // --help, --version
     print_error(std::string(e.what()) + " (see rtgate --help)");
     return kExitUsage;
   } catch (const std::exception& e) {
     print_error(e.what());
     return kExitFailed;
   }
-  return exit_code;
+  return finish_stdout(exit_code);
 }

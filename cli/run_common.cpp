@@ -9,7 +9,7 @@
 
 #include "cli/commands.h"
 #include "exporters/prometheus/textfile.h"
-#include "framework/atomic_file.h"
+#include "framework/output_file.h"
 #include "framework/bind_params.h"
 #include "framework/load/load.h"
 #include "framework/load/load_registry.h"
@@ -87,7 +87,8 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
 
 std::string trace_dir_of(const RunArgs& a) {
   if (!a.trace_dir.empty()) return a.trace_dir;
-  if (a.output.empty() || a.output == "-") return "";
+  // Not beside a device, FIFO or stdout: /dev/null.trace is no place for them.
+  if (a.output.empty() || output_is_stream(a.output)) return "";
   std::string stem = a.output;
   if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".json") == 0) stem.resize(stem.size() - 5);
   return stem + ".trace";
@@ -114,7 +115,7 @@ std::string write_trace_excerpts(const std::string& dir, const RunReport& report
   std::filesystem::create_directories(dir, ec);
   if (ec) return "cannot create " + dir + ": " + ec.message();
   for (const auto& [name, text] : files) {
-    if (std::string w = write_file_atomically(dir + "/" + name, text); !w.empty()) return w;
+    if (std::string w = write_output(dir + "/" + name, text); !w.empty()) return w;
   }
   return "";
 }
@@ -167,7 +168,7 @@ int prepare(const RunArgs& a, Prepared* out,
   writable.emplace_back("-o", a.output);
   for (const auto& [flag, path] : writable) {
     if (path.empty()) continue;
-    if (std::string w = check_writable(path); !w.empty()) {
+    if (std::string w = check_output(path); !w.empty()) {
       return print_error(flag + ": " + w), kExitUsage;
     }
   }

@@ -1,7 +1,7 @@
 #include "exporters/json_exporter.h"
 
 #include "exporters/trace_json.h"
-#include "framework/atomic_file.h"
+#include "framework/output_file.h"
 
 namespace rtgate {
 namespace {
@@ -168,7 +168,7 @@ nlohmann::ordered_json to_json(const RunReport& report) {
 std::string to_json_text(const RunReport& report) { return to_json(report).dump(2) + "\n"; }
 
 std::string JsonExporter::write(const RunReport& report) {
-  return write_file_atomically(path_, to_json_text(report));
+  return write_output(path_, to_json_text(report));
 }
 
 }  // namespace rtgate

@@ -1,61 +1,83 @@
 #include "framework/atomic_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 
 namespace rtgate {
 namespace {
 
+// Beside the target, so that the rename stays within one file system.
 std::string temp_path_for(const std::string& path) {
   return path + ".tmp." + std::to_string(getpid());
 }
 
-std::string err(const std::string& what, const std::string& path) {
-  return "cannot " + what + " '" + path + "': " + std::strerror(errno);
+std::string dir_of(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+std::string err(const std::string& what, const std::string& path, int e) {
+  return "cannot " + what + " '" + path + "': " + std::strerror(e);
+}
+
+bool write_all(int fd, const std::string& content) {
+  std::size_t off = 0;
+  while (off < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + off, content.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) return errno = EIO, false;
+    off += static_cast<std::size_t>(n);
+  }
+  return true;
 }
 
 }  // namespace
 
 std::string write_file_atomically(const std::string& path, const std::string& content) {
   const std::string tmp = temp_path_for(path);
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return err("create", tmp);
-  std::size_t off = 0;
-  while (off < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + off, content.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const std::string why = err("write", tmp);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return why;
-    }
-    off += static_cast<std::size_t>(n);
+  mode_t mode = 0644;
+  if (struct stat old{}; ::stat(path.c_str(), &old) == 0 && S_ISREG(old.st_mode)) {
+    mode = old.st_mode & 07777;
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    const std::string why = err("flush", tmp);
+  // O_NOFOLLOW: a symlink planted at the temporary name is not followed.
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
+  if (fd < 0) return err("write", path, errno);
+  const auto fail = [&](int e) {
+    ::close(fd);
     ::unlink(tmp.c_str());
-    return why;
+    return err("write", path, e);
+  };
+  if (::fchmod(fd, mode) != 0) return fail(errno);  // the umask must not narrow it
+  if (!write_all(fd, content)) return fail(errno);
+  if (::fsync(fd) != 0) return fail(errno);
+  if (::close(fd) != 0) {
+    const int e = errno;
+    ::unlink(tmp.c_str());
+    return err("write", path, e);
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = err("rename to", path);
+    const int e = errno;
     ::unlink(tmp.c_str());
-    return why;
+    return err("replace", path, e);
+  }
+  // The rename is durable once the directory is; a failure here loses nothing already written.
+  if (const int dfd = ::open(dir_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
   }
   return "";
 }
 
-std::string check_writable(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) return "'" + path + "' is a directory";
+std::string check_atomically_writable(const std::string& path, const std::string& shown) {
   const std::string tmp = temp_path_for(path);
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return err("write", path);
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return err("write", shown, errno);
   ::close(fd);
   ::unlink(tmp.c_str());
   return "";

@@ -1,16 +1,21 @@
-// Atomic file writes: a reader sees the old file or the new one, never half of either.
+// Atomic replacement of a regular file: a reader sees the old file or the new one, never half of
+// either, and a crash (SIGKILL, power loss after the fsyncs) leaves one of the two whole.
+// Only for a path that is, or will be, a regular file: output_file.h decides that (a rename over
+// a device, FIFO or symlink would replace the node itself).
 #pragma once
 
 #include <string>
 
 namespace rtgate {
 
-// Writes `content` to a temporary file beside `path`, fsyncs it and renames it over `path`.
-// Returns "" on success, else a one-line reason.
+// Writes `content` to a temporary file in `path`'s directory, fsyncs it, renames it over `path`
+// (keeping an existing file's permission bits) and fsyncs the directory. On failure the old file
+// is untouched and the temporary removed. Returns "" on success, else a one-line reason naming
+// `path`.
 std::string write_file_atomically(const std::string& path, const std::string& content);
 
-// Checks, without leaving anything behind, that `path` could be written atomically (its
-// directory exists and accepts a new file). Returns "" when it could, else a one-line reason.
-std::string check_writable(const std::string& path);
+// Checks, without leaving anything behind, that `path`'s directory accepts a new file (what
+// write_file_atomically needs). Returns "" when it does, else a one-line reason naming `shown`.
+std::string check_atomically_writable(const std::string& path, const std::string& shown);
 
 }  // namespace rtgate

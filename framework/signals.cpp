@@ -16,17 +16,26 @@ void on_signal(int sig) {
   signal(sig, SIG_DFL);
 }
 
+void on_sigpipe(int) {}
+
 }  // namespace
 
 const std::atomic<bool>& install_interrupt_handler() {
   struct sigaction sa {};
   sa.sa_handler = &on_signal;
   sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
   return g_interrupted;
 }
 
 int interrupt_signal() { return g_signal.load(); }
+
+void survive_sigpipe() {
+  struct sigaction sa {};
+  sa.sa_handler = &on_sigpipe;
+  sa.sa_flags = SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGPIPE, &sa, nullptr);
+}
 
 }  // namespace rtgate

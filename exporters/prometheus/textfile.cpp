@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "exporters/prometheus/prometheus_registry.h"
-#include "framework/atomic_file.h"
+#include "framework/output_file.h"
 
 namespace rtgate::prom {
 
@@ -19,7 +19,7 @@ std::string check_textfile_dir(const std::string& dir) {
 std::string write_textfile(const std::string& dir, const RunReport& report,
                            const gate::GateReport* gate) {
   const std::string path = (std::filesystem::path(dir) / kTextfileName).string();
-  return write_file_atomically(path, to_text(*build_metrics(report, gate)));
+  return write_output(path, to_text(*build_metrics(report, gate)));
 }
 
 }  // namespace rtgate::prom

@@ -40,10 +40,14 @@ TempDir::~TempDir() {
 ProcessResult run_rtgate(const std::vector<std::string>& args, const ProcessOptions& opt) {
   TempDir io;
   const std::string out_path = io.file("stdout"), err_path = io.file("stderr");
+  int broken[2] = {-1, -1};
+  if (opt.stdout_broken_pipe && pipe2(broken, O_CLOEXEC) == 0) close(broken[0]);
   const auto t0 = std::chrono::steady_clock::now();
   const pid_t pid = fork();
   if (pid == 0) {
-    const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    const int out = opt.stdout_broken_pipe
+                        ? broken[1]
+                        : open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
     const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
     dup2(out, STDOUT_FILENO);
     dup2(err, STDERR_FILENO);
@@ -61,6 +65,7 @@ ProcessResult run_rtgate(const std::vector<std::string>& args, const ProcessOpti
     execv(binary.c_str(), argv.data());
     _exit(127);
   }
+  if (broken[1] >= 0) close(broken[1]);
   if (opt.on_start) opt.on_start(pid);
   int status = 0;
   const auto deadline = t0 + std::chrono::duration<double>(opt.timeout_s);

@@ -20,6 +20,9 @@ struct ProcessOptions {
   double timeout_s = 120;  // SIGKILL past this
   // Called in the parent once the child runs, with its pid (e.g. to send SIGINT later).
   std::function<void(pid_t)> on_start;
+  // stdout is a pipe whose read end is already closed (`rtgate ... | head` once head has
+  // exited): every write to it raises SIGPIPE / fails with EPIPE. `out` is then empty.
+  bool stdout_broken_pipe = false;
 };
 
 ProcessResult run_rtgate(const std::vector<std::string>& args, const ProcessOptions& opt = {});

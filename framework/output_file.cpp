@@ -1,0 +1,137 @@
+#include "framework/output_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "framework/atomic_file.h"
+
+namespace rtgate {
+namespace {
+
+std::string quoted(const std::string& path) { return "'" + path + "'"; }
+
+OutputTarget invalid(std::string why) {
+  return {.kind = OutputTarget::Kind::kInvalid, .path = "", .fd = -1, .error = std::move(why)};
+}
+
+OutputTarget file(std::string path) {
+  return {.kind = OutputTarget::Kind::kFile, .path = std::move(path), .fd = -1, .error = ""};
+}
+
+OutputTarget stream(std::string path, int fd) {
+  return {.kind = OutputTarget::Kind::kStream, .path = std::move(path), .fd = fd, .error = ""};
+}
+
+bool same_node(const struct stat& a, int fd) {
+  struct stat b {};
+  return fstat(fd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+std::string dir_of(const std::string& path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash + 1);
+}
+
+// A path that does not exist (stat: ENOENT) may be a dangling symlink, whose target is what
+// `>` would create. Follows the chain by hand (realpath needs the target to exist).
+OutputTarget resolve_missing(const std::string& path) {
+  std::string p = path;
+  for (int hops = 0; hops < 40; ++hops) {
+    struct stat st {};
+    if (lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return file(p);
+    char buf[4096];
+    const ssize_t n = readlink(p.c_str(), buf, sizeof buf - 1);
+    if (n < 0) return invalid("cannot read the symlink " + quoted(p) + ": " + std::strerror(errno));
+    const std::string target(buf, static_cast<std::size_t>(n));
+    p = target.front() == '/' ? target : dir_of(p) + target;
+  }
+  return invalid(quoted(path) + ": too many levels of symbolic links");
+}
+
+std::string write_fd(int fd, const std::string& content) {
+  std::size_t off = 0;
+  while (off < content.size()) {
+    const ssize_t n = ::write(fd, content.data() + off, content.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::strerror(errno);
+    if (n == 0) return std::strerror(EIO);
+    off += static_cast<std::size_t>(n);
+  }
+  return "";
+}
+
+}  // namespace
+
+OutputTarget resolve_output(const std::string& path) {
+  if (path == "-") return stream("stdout", STDOUT_FILENO);
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return resolve_missing(path);
+    return invalid("cannot write " + quoted(path) + ": " + std::strerror(errno));
+  }
+  if (S_ISDIR(st.st_mode)) return invalid(quoted(path) + " is a directory");
+  // Whatever the node, written through fd 1 when it is stdout's: a second open of a redirected
+  // stdout's file would overwrite what was printed, a rename would detach it.
+  if (same_node(st, STDOUT_FILENO)) return stream(path, STDOUT_FILENO);
+  if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return stream(path, -1);
+  if (S_ISBLK(st.st_mode)) return invalid(quoted(path) + " is a block device, not a file");
+  if (!S_ISREG(st.st_mode)) return invalid(quoted(path) + " is a socket, not a file");
+  char* real = realpath(path.c_str(), nullptr);
+  if (real == nullptr)
+    return invalid("cannot resolve " + quoted(path) + ": " + std::strerror(errno));
+  std::string resolved = real;
+  std::free(real);
+  return file(resolved);
+}
+
+bool output_is_stream(const std::string& path) {
+  return resolve_output(path).kind == OutputTarget::Kind::kStream;
+}
+
+bool output_is_stdout(const std::string& path) { return resolve_output(path).fd == STDOUT_FILENO; }
+
+std::string write_output(const std::string& path, const std::string& content) {
+  const OutputTarget t = resolve_output(path);
+  switch (t.kind) {
+    case OutputTarget::Kind::kInvalid:
+      return t.error;
+    case OutputTarget::Kind::kFile:
+      return write_file_atomically(t.path, content);
+    case OutputTarget::Kind::kStream:
+      break;
+  }
+  if (t.fd >= 0) {
+    // What stdio holds for fd 1 goes first, so the two never interleave mid-line.
+    std::fflush(stdout);
+    const std::string why = write_fd(t.fd, content);
+    return why.empty() ? "" : "cannot write " + quoted(path) + ": " + why;
+  }
+  // No O_TRUNC: a device or FIFO has nothing to truncate. Opening a FIFO waits for its reader.
+  const int fd = ::open(t.path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return "cannot write " + quoted(path) + ": " + std::strerror(errno);
+  std::string why = write_fd(fd, content);
+  if (::close(fd) != 0 && why.empty()) why = std::strerror(errno);
+  return why.empty() ? "" : "cannot write " + quoted(path) + ": " + why;
+}
+
+std::string check_output(const std::string& path) {
+  const OutputTarget t = resolve_output(path);
+  switch (t.kind) {
+    case OutputTarget::Kind::kInvalid:
+      return t.error;
+    case OutputTarget::Kind::kFile:
+      return check_atomically_writable(t.path, path);
+    case OutputTarget::Kind::kStream:
+      break;
+  }
+  if (t.fd >= 0 || access(t.path.c_str(), W_OK) == 0) return "";
+  return "cannot write " + quoted(path) + ": " + std::strerror(errno);
+}
+
+}  // namespace rtgate

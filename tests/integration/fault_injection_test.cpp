@@ -1,0 +1,111 @@
+// Faults from outside during a real run: SIGKILL (the previous -o file survives whole), SIGTERM
+// and SIGHUP (an ssh session dropping: partial JSON marked incomplete, exit 130), a full disk
+// (one-line error, non-zero exit, the previous file kept) and a stdout nobody reads any more
+// (`rtgate run ... | head`: one line on stderr, non-zero exit, the JSON still written).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "framework/rt/rt_checks.h"
+#include "tests/integration/fs_fixtures.h"
+#include "tests/integration/process.h"
+
+namespace rtgate::test {
+namespace {
+
+#define SKIP_WITHOUT_FIFO()                                           \
+  if (const std::string why = rt::probe_sched_fifo(); !why.empty()) { \
+    GTEST_SKIP() << why;                                              \
+  }
+
+bool single_line(const std::string& s) { return !s.empty() && s.find('\n') == s.size() - 1; }
+
+std::function<void(pid_t)> signal_after(int sig, double seconds) {
+  return [sig, seconds](pid_t pid) {
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    kill(pid, sig);
+  };
+}
+
+TEST(FaultInjection, SigkillMidRunLeavesThePreviousOutputIntact) {
+  SKIP_WITHOUT_FIFO();
+  TempDir dir;
+  const std::string previous = "{\"previous\": \"result\"}\n";
+  write_all(dir.file("r.json"), previous);
+  const auto r = run_rtgate({"run", "cyclic", "--duration", "30", "-o", dir.file("r.json")},
+                            {.timeout_s = 20, .on_start = signal_after(SIGKILL, 1.5)});
+  EXPECT_EQ(r.exit_code, 128 + SIGKILL);
+  EXPECT_LT(r.seconds, 5.0);
+  const std::string now = read_all(dir.file("r.json"));
+  if (now != previous) {
+    // Only a complete earlier save may have replaced it, never a truncated one.
+    const auto doc = nlohmann::json::parse(now, nullptr, false);
+    EXPECT_FALSE(doc.is_discarded()) << "truncated: " << now.substr(0, 200);
+  }
+}
+
+TEST(FaultInjection, SigtermAndSighupLeavePartialJsonMarkedIncomplete) {
+  SKIP_WITHOUT_FIFO();
+  for (const int sig : {SIGTERM, SIGHUP}) {
+    TempDir dir;
+    const auto r = run_rtgate({"run", "cyclic", "--duration", "30", "-o", dir.file("r.json")},
+                              {.timeout_s = 20, .on_start = signal_after(sig, 1.5)});
+    EXPECT_EQ(r.exit_code, 130) << strsignal(sig) << ": " << r.err;
+    EXPECT_LT(r.seconds, 5.0) << strsignal(sig);
+    const auto doc = nlohmann::json::parse(read_all(dir.file("r.json")), nullptr, false);
+    ASSERT_FALSE(doc.is_discarded()) << strsignal(sig) << ": no JSON";
+    EXPECT_FALSE(doc["complete"].get<bool>()) << strsignal(sig);
+    EXPECT_GT(doc["suites"][0]["cases"].size(), 0u) << strsignal(sig) << ": the samples so far";
+  }
+}
+
+TEST(FaultInjection, FullDiskIsAOneLineErrorAndKeepsThePreviousFile) {
+  SKIP_WITHOUT_FIFO();
+  TempDir dir;
+  const std::string disk = dir.file("disk");
+  TmpfsMount tmpfs(disk, "64k");
+  if (!tmpfs.error().empty()) GTEST_SKIP() << tmpfs.error();
+  const std::string previous = "{\"previous\": \"result\"}\n";
+  write_all(disk + "/r.json", previous);
+  tmpfs.fill("filler");
+  const auto r = run_rtgate({"run", "cyclic", "--duration", "0.5", "-o", disk + "/r.json",
+                             "--junit", disk + "/junit.xml"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  // One line per output that could not be written, each naming it and the reason.
+  for (const char* name : {"/r.json", "/junit.xml"}) {
+    EXPECT_NE(r.err.find("'" + disk + name + "': No space left on device"), std::string::npos)
+        << r.err;
+  }
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << r.err;
+  EXPECT_EQ(read_all(disk + "/r.json"), previous) << "the previous result is kept whole";
+  EXPECT_FALSE(std::filesystem::exists(disk + "/junit.xml"));
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(disk)) {
+    left.push_back(e.path().filename().string());
+  }
+  std::sort(left.begin(), left.end());
+  EXPECT_EQ(left, (std::vector<std::string>{"filler", "r.json"})) << "no temp file left";
+  EXPECT_NE(r.out.find("wakeup_latency"), std::string::npos) << "the table is still printed";
+}
+
+TEST(FaultInjection, BrokenStdoutIsReportedAndTheJsonStillWritten) {
+  SKIP_WITHOUT_FIFO();
+  TempDir dir;
+  const auto r = run_rtgate({"run", "cyclic", "--duration", "0.5", "-o", dir.file("r.json")},
+                            {.stdout_broken_pipe = true});
+  EXPECT_EQ(r.exit_code, 1) << "killed by SIGPIPE would be " << 128 + SIGPIPE << ": " << r.err;
+  EXPECT_TRUE(single_line(r.err)) << r.err;
+  EXPECT_NE(r.err.find("stdout"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Broken pipe"), std::string::npos) << r.err;
+  const auto doc = nlohmann::json::parse(read_all(dir.file("r.json")), nullptr, false);
+  ASSERT_FALSE(doc.is_discarded());
+  EXPECT_TRUE(doc["complete"].get<bool>());
+}
+
+}  // namespace
+}  // namespace rtgate::test
