@@ -26,7 +26,8 @@ TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
 # they drive is instrumented too), no recovery. Left out, as slow or meaningless here: the gate's
 # calibration (GateCalibration*, minutes of seeded simulations whose rates do not depend on
 # memory errors, and which ASan's slowdown would make the longest part of CI) and the PI timing
-# tests (LockSuites.PiInversion*, PiStress*: they measure the kernel's scheduling, which the slowdown only blurs).
+# tests (LockSuites.PiInversion*, PiStress*: they measure the kernel's scheduling, which the
+# slowdown only blurs).
 cd "$ROOT"
 ASAN_DIR="$RTGATE_BUILD_DIR-asan"
 rm -rf "$ASAN_DIR"
