@@ -31,8 +31,13 @@ TEST(BadInput, NonFiniteNumericOptionsExit2) {
     expect_usage_error({"run", "cyclic", "--break-us", v}, "--break-us");
     expect_usage_error({"run", "cyclic", "--trace-threshold-us", v}, "--trace-threshold-us");
   }
-  expect_usage_error({"run", "cyclic", "--until-decided", "--budget", "inf"}, "--budget");
-  expect_usage_error({"run", "cyclic", "--until-decided", "--budget", "1e300"}, "--budget");
+  // (--budget is checked before the baseline is read.)
+  expect_usage_error(
+      {"run", "cyclic", "--until-decided", "--baseline", "/nonexistent.json", "--budget", "inf"},
+      "--budget");
+  expect_usage_error(
+      {"run", "cyclic", "--until-decided", "--baseline", "/nonexistent.json", "--budget", "1e300"},
+      "--budget");
 }
 
 // A result with one latency metric, written by the real exporter, then damaged field by field.
