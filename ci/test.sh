@@ -40,4 +40,4 @@ cmake --build "$ASAN_DIR" --target rtgate rtgate_unit_tests rtgate_integration_t
     -E "GateCalibration|PiInversion|PiStress")
 
 # Fuzz smoke test: each target for a few seconds from its seed corpus (ci/fuzz.sh runs longer).
-RTGATE_FUZZ_DIR="$RTGATE_BUILD_DIR-fuzz" ci/fuzz.sh 5
+RTGATE_FUZZ_DIR="$RTGATE_BUILD_DIR-fuzz" ci/fuzz.sh 3

@@ -3,6 +3,7 @@
 // count, or a histogram whose min > max (undefined behaviour in quantile's std::clamp).
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -78,6 +79,10 @@ TEST(ResultReaderHardening, SamplesMustBeFiniteNumbers) {
   json doc = valid();
   metric(doc)["samples"] = json::array({1.0, "x"});
   EXPECT_NE(error_of(doc).find("samples"), std::string::npos) << error_of(doc);
+  // An infinite sample (a json built in memory, or 1e400 read by a lenient parser) was accepted.
+  metric(doc)["samples"] = json::array({1.0, std::numeric_limits<double>::infinity()});
+  EXPECT_NE(error_of(doc).find("samples: a number is not a finite number"), std::string::npos)
+      << error_of(doc);
 }
 
 TEST(ResultReaderHardening, ABadStealCpuKeyIsLeftOutNotAStoiException) {
