@@ -78,8 +78,8 @@ TEST(BadInput, MalformedResultsExit2InGateCompareAndBaseline) {
   damage("string_bucket.json", [&](auto& j) { f.metric(j)["histogram"]["buckets"][0][0] = "x"; });
   damage("min_above_max.json", [&](auto& j) { f.metric(j)["summary"]["min"] = 999999; });
   damage("huge_runs.json", [&](auto& j) {
-    j["run_options"] = {{"duration_s", 1}, {"runs", 1e300},      {"cpus", ""},
-                        {"load", ""},      {"watchdog_s", 10},   {"require_rt", false}};
+    j["run_options"] = {{"duration_s", 1}, {"runs", 1e300},    {"cpus", ""},
+                        {"load", ""},      {"watchdog_s", 10}, {"require_rt", false}};
   });
   damage("sample_string.json", [&](auto& j) { f.metric(j)["samples"] = {"x"}; });
   for (const auto& [path, expect] : bad) {

@@ -66,7 +66,7 @@ TEST(ResultReaderHardening, BucketsOfTheWrongTypeAreAJsonError) {
 
 TEST(ResultReaderHardening, OutOfRangeIntegersAreAJsonError) {
   json doc = valid();
-  doc["run_options"] = {{"duration_s", 1.0}, {"runs", 1e300},  {"cpus", ""},
+  doc["run_options"] = {{"duration_s", 1.0}, {"runs", 1e300},    {"cpus", ""},
                         {"load", ""},        {"watchdog_s", 10}, {"require_rt", false}};
   EXPECT_NE(error_of(doc).find("run_options.runs"), std::string::npos) << error_of(doc);
   doc["run_options"]["runs"] = 4'294'967'296LL;  // does not fit an int
