@@ -15,6 +15,7 @@ PACKAGES=(
   prometheus-cpp-dev libcurl4-openssl-dev  # Prometheus export: core, pull (/metrics), push
   prometheus prometheus-pushgateway curl   # real servers and promtool for the integration tests
   libtracefs-dev libtraceevent-dev trace-cmd  # --trace: private tracefs instances (trace-cmd: tests)
+  clang-14 libfuzzer-14-dev        # fuzz targets (tests/fuzz, ci/fuzz.sh)
 )
 
 missing=()

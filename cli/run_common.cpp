@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <cstdio>
@@ -27,15 +29,31 @@ std::optional<double> parse_duration(const std::string& s) {
   } catch (const std::exception&) {
     return std::nullopt;
   }
+  if (!std::isfinite(v)) return std::nullopt;
   const std::string unit = s.substr(used);
   const double scale = unit.empty() || unit == "s" ? 1
                        : unit == "m"               ? 60
                        : unit == "h"               ? 3600
                        : unit == "d"               ? 86400
                                                    : 0;
-  if (scale == 0 || !(v > 0)) return std::nullopt;
+  if (scale == 0 || !(v > 0) || v * scale > kMaxDurationS) return std::nullopt;
   return v * scale;
 }
+
+namespace {
+
+// CLI::Range lets "nan" through (every comparison with NaN is false): numeric options check for
+// a finite number first, so that `--duration nan` is a usage error (exit 2), not a run.
+CLI::Validator finite_number() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const double v = std::strtod(text.c_str(), nullptr);
+        return std::isfinite(v) ? "" : "'" + text + "' is not a finite number";
+      },
+      "FINITE");
+}
+
+}  // namespace
 
 void add_run_options(CLI::App* cmd, RunArgs& a) {
   cmd->add_option("selectors", a.selectors,
@@ -43,6 +61,7 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
   cmd->add_option("--exclude", a.excludes, "exclude suites (same as a -SELECTOR)");
   cmd->add_option("-p,--param", a.params, "SUITE.KEY=VALUE or KEY=VALUE (see rtgate describe)");
   cmd->add_option("--duration", a.duration_s, "seconds per run")
+      ->check(finite_number())
       ->check(CLI::Range(0.1, 7 * 86400.0))
       ->capture_default_str();
   cmd->add_option("--runs", a.runs, "repetitions of each suite")
@@ -54,6 +73,7 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
   cmd->add_option("-o,--output", a.output, "write the result JSON here (atomically)");
   cmd->add_option("--watchdog", a.watchdog_s,
                   "seconds without progress before a measuring thread is declared stuck")
+      ->check(finite_number())
       ->check(CLI::Range(0.5, 3600.0))
       ->capture_default_str();
   cmd->add_flag("--no-progress", a.no_progress, "no live progress line even on a TTY");
@@ -74,9 +94,11 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
       ->check(CLI::IsMember({"on", "locks"}));
   cmd->add_option("--trace-threshold-us", a.trace_threshold_us,
                   "with --trace: mark samples over this in the trace and analyse them too")
+      ->check(finite_number())
       ->check(CLI::Range(0.0, 1e9));
   cmd->add_option("--break-us", a.break_us,
                   "stop the trace and the suite at the first sample over this (implies --trace)")
+      ->check(finite_number())
       ->check(CLI::Range(0.0, 1e9));
   cmd->add_option("--trace-buffer-kb", a.trace_buffer_kb, "with --trace: ring buffer per CPU")
       ->check(CLI::Range(64, 1 << 21))

@@ -40,7 +40,9 @@ std::string trace_dir_of(const RunArgs& a);
 // Returns "" or a one-line error.
 std::string write_trace_excerpts(const std::string& dir, const RunReport& report);
 
-// "90", "90s", "10m", "2h", "1d" -> seconds; nullopt when it is none of these.
+// "90", "90s", "10m", "2h", "1d" -> seconds; nullopt when it is none of these, not finite, not
+// positive, or longer than kMaxDurationS (a year: --every and --budget become nanoseconds).
+inline constexpr double kMaxDurationS = 366 * 86400.0;
 std::optional<double> parse_duration(const std::string& s);
 
 // Adds the options above to `cmd`; `a` must outlive the app.

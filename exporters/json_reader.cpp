@@ -1,8 +1,11 @@
 // Reading "rtgate.result/1" documents back into a RunReport (the gate, compare, tests).
+#include <charconv>
 #include <fstream>
 #include <sstream>
+#include <type_traits>
 
 #include "exporters/json_exporter.h"
+#include "exporters/json_number.h"
 #include "exporters/trace_json.h"
 
 namespace rtgate {
@@ -20,22 +23,40 @@ const json& field(const json& obj, const char* key, const std::string& where) {
 template <class T>
 T get(const json& obj, const char* key, const std::string& where) {
   const json& v = field(obj, key, where);
-  try {
-    return v.get<T>();
-  } catch (const json::exception&) {
-    throw JsonError(where + "." + key + ": wrong type (" + v.type_name() + ")");
+  if (auto t = json_number::as<T>(v)) return *std::move(t);
+  if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+    if (v.is_number()) throw JsonError(where + "." + key + ": " + v.dump() + " is out of range");
   }
+  throw JsonError(where + "." + key + ": wrong type (" + v.type_name() + ")");
 }
 
+// Optional fields written by later versions or read leniently: absent, null, the wrong type or
+// out of range is the fallback.
 template <class T>
 T get_or(const json& obj, const char* key, T fallback) {
   const auto it = obj.find(key);
   if (it == obj.end() || it->is_null()) return fallback;
-  try {
-    return it->get<T>();
-  } catch (const json::exception&) {
-    return fallback;
+  return json_number::as<T>(*it).value_or(std::move(fallback));
+}
+
+// A list of finite numbers (samples).
+std::vector<double> numbers(const json& obj, const char* key, const std::string& where) {
+  const json& v = field(obj, key, where);
+  if (!v.is_array()) throw JsonError(where + "." + key + ": expected an array of numbers");
+  std::vector<double> out;
+  out.reserve(v.size());
+  for (const json& x : v) {
+    const auto d = json_number::as<double>(x);
+    if (!d) throw JsonError(where + "." + key + ": a " + x.type_name() + " is not a finite number");
+    out.push_back(*d);
   }
+  return out;
+}
+
+std::uint64_t bucket_value(const json& v, const std::string& where) {
+  const auto u = json_number::as<std::uint64_t>(v);
+  if (!u) throw JsonError(where + ": bucket value " + v.dump() + " is not a count >= 0");
+  return *u;
 }
 
 const json& array_field(const json& obj, const char* key, const std::string& where) {
@@ -111,7 +132,15 @@ Hygiene hygiene_from(const json& j) {
   }
   h.steal_ms = get_or<double>(j, "steal_ms", 0);
   if (const auto it = j.find("steal_ms_per_cpu"); it != j.end() && it->is_object()) {
-    for (const auto& [cpu, ms] : it->items()) h.steal_ms_per_cpu[std::stoi(cpu)] = ms.get<double>();
+    // Lenient like the rest of hygiene: an entry that is not "CPU": ms is left out.
+    for (const auto& [cpu, ms] : it->items()) {
+      int n = -1;
+      const auto [end, ec] = std::from_chars(cpu.data(), cpu.data() + cpu.size(), n);
+      const auto v = json_number::as<double>(ms);
+      if (ec == std::errc() && end == cpu.data() + cpu.size() && n >= 0 && v) {
+        h.steal_ms_per_cpu[n] = *v;
+      }
+    }
   }
   h.rt_throttled = get_or<std::int64_t>(j, "rt_throttled", -1);
   h.rt_throttled_source = get_or<std::string>(j, "rt_throttled_source", "");
@@ -146,7 +175,7 @@ Metric metric_from(const json& j, const std::string& where) {
   const auto better = better_from(get<std::string>(j, "better", where));
   if (!better) throw JsonError(where + ".better: expected lower or higher");
   m.better = *better;
-  m.samples = get<std::vector<double>>(j, "samples", where);
+  m.samples = numbers(j, "samples", where);
   if (m.kind == MetricKind::kLatency) {
     const std::string hw = where + ".histogram";
     const json& h = field(j, "histogram", where);
@@ -155,15 +184,14 @@ Metric metric_from(const json& j, const std::string& where) {
     for (const json& b : array_field(h, "buckets", hw)) {
       if (!b.is_array() || b.size() != 3)
         throw JsonError(hw + ": a bucket is not [lower, upper, count]");
-      buckets.push_back(
-          {b[0].get<std::uint64_t>(), b[1].get<std::uint64_t>(), b[2].get<std::uint64_t>()});
+      buckets.push_back({bucket_value(b[0], hw), bucket_value(b[1], hw), bucket_value(b[2], hw)});
     }
     LatencyHistogram hist;
     const std::string sw = where + ".summary";
     if (!hist.restore(buckets, get<std::uint64_t>(s, "count", sw), get<std::uint64_t>(s, "min", sw),
                       get<std::uint64_t>(s, "max", sw), get<double>(s, "mean", sw),
                       get<double>(s, "stddev", sw), get<std::uint64_t>(s, "overflow", sw))) {
-      throw JsonError(hw + ": buckets do not match the log-linear layout or the count");
+      throw JsonError(hw + ": buckets do not match the log-linear layout, the count or [min, max]");
     }
     m.histogram = std::move(hist);
     // Per-run summaries: absent in files written before they existed, which the gate then
@@ -180,8 +208,8 @@ Metric metric_from(const json& j, const std::string& where) {
 
 ParamValue param_from(const json& v) {
   if (v.is_boolean()) return v.get<bool>();
-  if (v.is_number_integer()) return v.get<std::int64_t>();
-  if (v.is_number()) return v.get<double>();
+  if (const auto i = json_number::as<std::int64_t>(v)) return *i;
+  if (const auto d = json_number::as<double>(v)) return *d;
   if (v.is_string()) return v.get<std::string>();
   return v.dump();
 }

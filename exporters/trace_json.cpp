@@ -1,5 +1,7 @@
 #include "exporters/trace_json.h"
 
+#include "exporters/json_number.h"
+
 namespace rtgate {
 namespace {
 
@@ -11,11 +13,7 @@ T val(const json& j, const char* key, T fallback) {
   if (!j.is_object()) return fallback;
   const auto it = j.find(key);
   if (it == j.end() || it->is_null()) return fallback;
-  try {
-    return it->get<T>();
-  } catch (const json::exception&) {
-    return fallback;
-  }
+  return json_number::as<T>(*it).value_or(std::move(fallback));
 }
 
 const json& arr(const json& j, const char* key) {

@@ -29,6 +29,13 @@ double number(const std::string& origin, const YAML::Node& n, const std::string&
   return v;
 }
 
+// A map key as text; a key that is itself a list or a map ({[1]: 2}) is an error, not a
+// YAML::TypedBadConversion escaping the parser.
+std::string key_of(const std::string& origin, const YAML::Node& k) {
+  if (!k.IsScalar()) fail(origin, k, "a key must be a name, not a list or a map");
+  return k.Scalar();
+}
+
 bool boolean(const std::string& origin, const YAML::Node& n, const std::string& key) {
   try {
     return n.as<bool>();
@@ -78,7 +85,7 @@ CalibratedPrior prior_of(const std::string& origin, const YAML::Node& n, const s
   if (!n.IsMap()) fail(origin, n, key + " must be a map {df: N, STATISTIC: SD, ...}");
   CalibratedPrior p;
   for (const auto& kv : n) {
-    const std::string k = kv.first.as<std::string>();
+    const std::string k = key_of(origin, kv.first);
     if (k == "df") {
       p.df = number(origin, kv.second, key + ".df", 1, 1e9, "at least 1");
     } else {
@@ -96,7 +103,7 @@ Overrides overrides_of(const std::string& origin, const std::string& key, const 
   if (!n.IsMap()) fail(origin, n, "metrics." + key + " must be a map of settings");
   Overrides o;
   for (const auto& kv : n) {
-    const std::string k = kv.first.as<std::string>();
+    const std::string k = key_of(origin, kv.first);
     const YAML::Node& v = kv.second;
     const std::string name = "metrics." + key + "." + k;
     if (k == "alpha") {
@@ -137,7 +144,7 @@ Policy policy_of(const YAML::Node& root, const std::string& origin) {
   if (root.IsNull()) return p;  // an empty file: the defaults
   if (!root.IsMap()) fail(origin, root, "a policy is a map of settings");
   for (const auto& kv : root) {
-    const std::string k = kv.first.as<std::string>();
+    const std::string k = key_of(origin, kv.first);
     const YAML::Node& v = kv.second;
     if (k == "alpha") {
       p.alpha = alpha_of(origin, v);
@@ -179,14 +186,14 @@ Policy policy_of(const YAML::Node& root, const std::string& origin) {
     } else if (k == "budgets_ns") {
       if (!v.IsMap()) fail(origin, v, "budgets_ns must map suite/metric keys to ns");
       for (const auto& b : v) {
-        const std::string key = b.first.as<std::string>();
+        const std::string key = key_of(origin, b.first);
         check_key(origin, b.first, key);
         p.budgets_ns[key] = budget_of(origin, b.second, "budgets_ns." + key);
       }
     } else if (k == "metrics") {
       if (!v.IsMap()) fail(origin, v, "metrics must map suite/metric keys to settings");
       for (const auto& m : v) {
-        const std::string key = m.first.as<std::string>();
+        const std::string key = key_of(origin, m.first);
         check_key(origin, m.first, key);
         p.per_metric[key] = overrides_of(origin, key, m.second);
       }
@@ -261,7 +268,12 @@ Policy parse_policy(const std::string& text, const std::string& origin) {
   } catch (const YAML::Exception& e) {
     throw PolicyError(origin + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
   }
-  return policy_of(root, origin);
+  try {
+    return policy_of(root, origin);
+  } catch (const YAML::Exception& e) {
+    // yaml-cpp's own conversions are input errors too; the checks above name most of them.
+    throw PolicyError(origin + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
 }
 
 Policy load_policy(const std::string& path) {

@@ -62,24 +62,46 @@ bool LatencyHistogram::restore(const std::vector<Bucket>& buckets, std::uint64_t
                                std::uint64_t min, std::uint64_t max, double mean, double stddev,
                                std::uint64_t overflow) {
   reset();
+  // Exported data is input: everything quantile() and the sums rely on is checked here, so
+  // that min <= max holds for its clamp and no count or sum wraps.
+  if (count == 0) {
+    min = 0;
+    max = 0;
+  }
+  if (min > max || overflow > count || !std::isfinite(mean) || !std::isfinite(stddev) ||
+      stddev < 0) {
+    return false;
+  }
+  if (overflow > 0 && max < kRangeEnd) return false;  // an overflowed sample is >= kRangeEnd
+  // The mean lies in [min, max], up to the rounding of a double.
+  const long double lo = static_cast<long double>(min) * (1 - 1e-9L) - 1;
+  const long double hi = static_cast<long double>(max) * (1 + 1e-9L) + 1;
+  if (count > 0 && (mean < lo || mean > hi)) return false;
   std::uint64_t in_buckets = 0;
   for (const Bucket& b : buckets) {
     if (b.lower_ns >= kRangeEnd) return false;
     const std::size_t i = bucket_index(b.lower_ns);
     if (bucket_lower(i) != b.lower_ns || bucket_upper(i) != b.upper_ns) return false;
+    if (b.count == 0) continue;
+    // A sample in the bucket is in [lower, upper - 1]; it must also be in [min, max].
+    if (b.upper_ns - 1 < min || b.lower_ns > max) return false;
+    if (b.count > count - in_buckets) return false;  // more samples than count (and no wrap)
     counts_[i] += b.count;
     in_buckets += b.count;
   }
-  if (in_buckets + overflow != count) return false;
+  if (in_buckets != count - overflow) return false;
   count_ = count;
   overflow_ = overflow;
   min_ = count ? min : std::numeric_limits<std::uint64_t>::max();
   max_ = max;
+  constexpr long double kUint128End = 0x1p128L;
   const long double n = static_cast<long double>(count);
-  const long double s = static_cast<long double>(mean) * n;
-  sum_ = static_cast<Uint128>(std::llround(s));
+  const long double s = std::max(0.0L, std::roundl(static_cast<long double>(mean) * n));
   const long double var = static_cast<long double>(stddev) * stddev;
-  sum_sq_ = static_cast<Uint128>((var + static_cast<long double>(mean) * mean) * n);
+  const long double ss = (var + static_cast<long double>(mean) * mean) * n;
+  if (!(s < kUint128End) || !(ss < kUint128End)) return reset(), false;
+  sum_ = static_cast<Uint128>(s);
+  sum_sq_ = static_cast<Uint128>(ss);
   return true;
 }
 

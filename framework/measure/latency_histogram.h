@@ -89,7 +89,9 @@ class LatencyHistogram {
   std::vector<Bucket> buckets() const;
 
   // Rebuilds a histogram from exported data (JSON): buckets plus the exact figures a bucket list
-  // cannot carry. Returns false if a bucket does not match this layout.
+  // cannot carry. Returns false if a bucket does not match this layout, the counts do not add up
+  // (or wrap), a non-empty bucket lies outside [min, max], min > max, or mean/stddev are not
+  // finite or cannot be the figures of such samples.
   bool restore(const std::vector<Bucket>& buckets, std::uint64_t count, std::uint64_t min,
                std::uint64_t max, double mean, double stddev, std::uint64_t overflow);
 

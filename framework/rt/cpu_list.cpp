@@ -41,7 +41,9 @@ std::optional<int> parse_cpu_number(std::string_view s) {
 std::optional<std::vector<int>> parse_cpu_list(std::string_view text) {
   text = trim(text);
   if (text.empty()) return std::nullopt;
-  std::vector<int> cpus;
+  // Ranges first, expanded once after merging: "0-65535" repeated in one long argument would
+  // otherwise expand every repetition (gigabytes for a 128 KiB --cpus).
+  std::vector<std::pair<int, int>> ranges;
   while (true) {
     const std::size_t comma = text.find(',');
     const std::string_view token = text.substr(0, comma);
@@ -54,12 +56,17 @@ std::optional<std::vector<int>> parse_cpu_list(std::string_view text) {
       if (!parsed_last || *parsed_last < *first) return std::nullopt;
       last = *parsed_last;
     }
-    for (int cpu = *first; cpu <= last; ++cpu) cpus.push_back(cpu);
+    ranges.emplace_back(*first, last);
     if (comma == std::string_view::npos) break;
     text.remove_prefix(comma + 1);
   }
-  std::sort(cpus.begin(), cpus.end());
-  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  std::sort(ranges.begin(), ranges.end());
+  std::vector<int> cpus;
+  int next = 0;  // the lowest CPU not yet in cpus
+  for (const auto& [first, last] : ranges) {
+    for (int cpu = std::max(first, next); cpu <= last; ++cpu) cpus.push_back(cpu);
+    next = std::max(next, last + 1);
+  }
   return cpus;
 }
 

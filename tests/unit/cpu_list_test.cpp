@@ -4,6 +4,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -60,6 +61,23 @@ TEST(CpuListTest, RoundTrips) {
   for (const Cpus& cpus : {Cpus{0}, Cpus{0, 2, 3, 4, 9}, Cpus{1, 2}, Cpus{0, 1, 2, 3, 4, 5, 6}}) {
     EXPECT_EQ(parse_cpu_list(format_cpu_list(cpus)), cpus);
   }
+}
+
+// Found by fuzzing (tests/fuzz/fuzz_cpu_list.cpp): every repetition of a range was expanded before
+// the duplicates went, so 2000 x "0-65535" (16 KB of --cpus) built and sorted 131 million ints
+// (half a gigabyte, seconds); a 128 KiB argument, gigabytes.
+TEST(CpuListTest, RepeatedRangesDoNotMultiplyTheWork) {
+  std::string text = "0-65535";
+  for (int i = 1; i < 2000; ++i) text += ",0-65535";
+  const auto start = std::chrono::steady_clock::now();
+  const auto cpus = parse_cpu_list(text);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(cpus);
+  EXPECT_EQ(cpus->size(), 65536u);
+  EXPECT_EQ(cpus->back(), 65535);
+  EXPECT_LT(seconds, 1.0);
+  EXPECT_EQ(parse_cpu_list("5-7,0-2,1-6,9"), (std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7, 9}));
 }
 
 TEST(CpuListTest, OnlineCpusMatchSysfsAndSysconf) {

@@ -198,5 +198,20 @@ TEST(GatePolicy, ValidateAgainstReports) {
             std::string::npos);
 }
 
+// A key that is a list or a map was a YAML::TypedBadConversion escaping parse_policy (exit 1).
+TEST(GatePolicy, AKeyThatIsNotANameIsAPolicyError) {
+  for (const char* text : {"{[1]: 2}", "? {a: 1}\n: 3", "metrics:\n  ? [x]\n  : {gate: true}",
+                           "budgets_ns: {[a]: 5}", "metrics: {cyclic: {[k]: 1}}"}) {
+    try {
+      parse_policy(text, "gate.yaml");
+      ADD_FAILURE() << text << ": parsed";
+    } catch (const PolicyError& e) {
+      EXPECT_NE(std::string(e.what()).find("gate.yaml:"), std::string::npos) << e.what();
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << text << ": " << e.what() << " is not a PolicyError";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace rtgate::gate

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 
 namespace rtgate {
@@ -161,6 +162,26 @@ TEST(LatencyHistogram, RestoreRejectsForeignLayoutsAndBadCounts) {
   EXPECT_FALSE(r.restore({{100, 200, 1}}, 1, 150, 150, 150, 0, 0));       // not a bucket here
   EXPECT_FALSE(r.restore({{1000, 1008, 2}}, 5, 1000, 1001, 1000, 0, 0));  // counts disagree
   EXPECT_TRUE(r.restore({{1000, 1008, 2}}, 2, 1000, 1001, 1000.5, 0.5, 0));
+}
+
+// Exported data is input (issue 13): what quantile() and the sums rely on is checked.
+TEST(LatencyHistogram, RestoreRejectsWhatQuantileCannotHandle) {
+  LatencyHistogram r;
+  EXPECT_FALSE(r.restore({{1000, 1008, 2}}, 2, 1005, 1001, 1003, 0.5, 0));  // min > max
+  EXPECT_FALSE(r.restore({{1000, 1008, 2}}, 2, 2000, 3000, 2500, 0.5, 0));  // bucket below min
+  EXPECT_FALSE(r.restore({{1000, 1008, 2}}, 2, 10, 20, 15, 0.5, 0));        // bucket above max
+  // Counts that add up only by wrapping around 2^64.
+  const std::uint64_t big = std::numeric_limits<std::uint64_t>::max();
+  EXPECT_FALSE(r.restore({{1000, 1008, big}, {1008, 1016, 3}}, 2, 1000, 1010, 1005, 1, 0));
+  EXPECT_FALSE(r.restore({{1000, 1008, 2}}, 2, 1000, 1001, std::nan(""), 0.5, 0));
+  EXPECT_FALSE(r.restore({{1000, 1008, 2}}, 2, 1000, 1001, 1e300, 0.5, 0));   // mean > max
+  EXPECT_FALSE(r.restore({{1000, 1008, 2}}, 2, 1000, 1001, 1000.5, -1, 0));   // stddev < 0
+  EXPECT_FALSE(r.restore({{1000, 1008, 2}}, 3, 1000, 1001, 1000.5, 0.5, 1));  // overflow < 2^34
+  EXPECT_FALSE(r.restore({}, 1, 0, 0, 0, 0, 2));                              // overflow > count
+  // An empty histogram ignores min and max, as the writer writes them as 0 anyway.
+  ASSERT_TRUE(r.restore({}, 0, 7, 3, 0, 0, 0));
+  EXPECT_EQ(r.quantile(0.99), 0u);
+  EXPECT_EQ(r.max(), 0u);
 }
 
 }  // namespace

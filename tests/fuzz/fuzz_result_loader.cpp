@@ -1,0 +1,37 @@
+// libFuzzer target: the result loader (report_from_json, behind `rtgate gate`, `compare` and
+// `run --baseline`). Any input is either a RunReport or a JsonError; anything else escaping, or
+// UB under the sanitizers, is a finding. An accepted result must survive a write and re-read
+// (what `run -o` then `gate` does).
+#include <nlohmann/json.hpp>
+
+#include "exporters/json_exporter.h"
+#include "tests/fuzz/fuzz_input.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const auto doc = nlohmann::json::parse(data, data + size, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return 0;  // read_report_file's parse error, not the loader's
+  rtgate::RunReport report;
+  try {
+    report = rtgate::report_from_json(doc);
+  } catch (const rtgate::JsonError&) {
+    return 0;
+  }
+  // Quantiles clamp to [min, max]; restore() must have refused a histogram where that is UB.
+  for (const auto& s : report.suites) {
+    for (const auto& c : s.cases) {
+      for (const auto& m : c.metrics) {
+        if (m.histogram && m.histogram->count() > 0) {
+          const auto q = m.histogram->quantile(0.99);
+          if (q < m.histogram->min() || q > m.histogram->max()) rtgate::fuzz::broken("quantile");
+        }
+      }
+    }
+  }
+  const std::string text = rtgate::to_json_text(report);
+  try {
+    rtgate::report_from_json(nlohmann::json::parse(text));
+  } catch (const std::exception& e) {
+    rtgate::fuzz::broken(std::string("an accepted result does not re-read: ") + e.what());
+  }
+  return 0;
+}

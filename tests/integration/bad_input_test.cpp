@@ -1,0 +1,118 @@
+// Malformed input end to end (issue 13): every one is exit 2 (usage or input error) with one line
+// on stderr, refused before anything runs; never exit 1 (which `gate` uses for "regressed"), a
+// crash or an uncaught exception.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "exporters/json_exporter.h"
+#include "tests/integration/process.h"
+
+namespace rtgate::test {
+namespace {
+
+void expect_usage_error(const std::vector<std::string>& args, const std::string& expect) {
+  std::string cmd;
+  for (const auto& a : args) cmd += a + " ";
+  const ProcessResult r = run_rtgate(args, {.timeout_s = 30});
+  EXPECT_EQ(r.exit_code, 2) << cmd << "\n" << r.err;
+  EXPECT_NE(r.err.find(expect), std::string::npos) << cmd << "\n" << r.err;
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << cmd << ": not one line:\n" << r.err;
+  EXPECT_LT(r.seconds, 10) << cmd << ": refused only after running";
+}
+
+TEST(BadInput, NonFiniteNumericOptionsExit2) {
+  for (const char* v : {"nan", "NaN", "-nan", "inf"}) {
+    expect_usage_error({"run", "cyclic", "--duration", v}, "--duration");
+    expect_usage_error({"run", "cyclic", "--watchdog", v}, "--watchdog");
+    expect_usage_error({"run", "cyclic", "--break-us", v}, "--break-us");
+    expect_usage_error({"run", "cyclic", "--trace-threshold-us", v}, "--trace-threshold-us");
+  }
+  // (--budget is checked before the baseline is read.)
+  expect_usage_error(
+      {"run", "cyclic", "--until-decided", "--baseline", "/nonexistent.json", "--budget", "inf"},
+      "--budget");
+  expect_usage_error(
+      {"run", "cyclic", "--until-decided", "--baseline", "/nonexistent.json", "--budget", "1e300"},
+      "--budget");
+}
+
+// A result with one latency metric, written by the real exporter, then damaged field by field.
+struct ResultFiles {
+  TempDir dir;
+  nlohmann::json doc;
+  ResultFiles() {
+    LatencyHistogram h;
+    for (int i = 0; i < 100; ++i) h.record(1000 + i);
+    RunReport r;
+    SuiteResult s;
+    s.name = "cyclic";
+    s.runs = 1;
+    Case c;
+    c.name = "cpu0";
+    c.metrics.push_back(Metric::latency("wakeup_latency", h, {1099}));
+    s.cases.push_back(c);
+    r.suites.push_back(s);
+    doc = nlohmann::json::parse(to_json_text(r));
+  }
+  std::string write(const std::string& name, const nlohmann::json& j) {
+    std::ofstream(dir.file(name)) << j.dump();
+    return dir.file(name);
+  }
+  nlohmann::json& metric(nlohmann::json& j) { return j["suites"][0]["cases"][0]["metrics"][0]; }
+};
+
+TEST(BadInput, MalformedResultsExit2InGateCompareAndBaseline) {
+  ResultFiles f;
+  const std::string good = f.write("good.json", f.doc);
+  std::vector<std::pair<std::string, std::string>> bad;  // file, expected text
+  auto damage = [&](const std::string& name, auto edit) {
+    nlohmann::json j = f.doc;
+    edit(j);
+    bad.emplace_back(f.write(name, j), name == "steal.json" ? "" : "CUR: ");
+  };
+  damage("negative_count.json", [&](auto& j) { f.metric(j)["summary"]["count"] = -1; });
+  damage("string_bucket.json", [&](auto& j) { f.metric(j)["histogram"]["buckets"][0][0] = "x"; });
+  damage("min_above_max.json", [&](auto& j) { f.metric(j)["summary"]["min"] = 999999; });
+  damage("huge_runs.json", [&](auto& j) {
+    j["run_options"] = {{"duration_s", 1}, {"runs", 1e300},    {"cpus", ""},
+                        {"load", ""},      {"watchdog_s", 10}, {"require_rt", false}};
+  });
+  damage("sample_string.json", [&](auto& j) { f.metric(j)["samples"] = {"x"}; });
+  for (const auto& [path, expect] : bad) {
+    expect_usage_error({"gate", good, path}, expect);
+    expect_usage_error({"compare", good, path}, expect);
+  }
+  expect_usage_error({"run", "cyclic", "--duration", "0.1", "--baseline", bad.front().first},
+                     "--baseline: ");
+}
+
+TEST(BadInput, APolicyKeyThatIsAListExits2) {
+  ResultFiles f;
+  const std::string good = f.write("good.json", f.doc);
+  std::ofstream(f.dir.file("p.yaml")) << "metrics:\n  ? [cyclic]\n  : {gate: true}\n";
+  expect_usage_error({"gate", good, good, "--policy", f.dir.file("p.yaml")}, "--policy: ");
+  expect_usage_error({"compare", good, good, "--policy", f.dir.file("p.yaml")}, "--policy: ");
+}
+
+TEST(BadInput, BadLoadCpusSelectorsAndParamsExit2) {
+  expect_usage_error({"run", "cyclic", "--load", "cpu:99999999999999999999"}, "--load");
+  expect_usage_error({"run", "cyclic", "--load", "rt:1:-5"}, "--load");
+  expect_usage_error({"run", "cyclic", "--load", ",,"}, "--load");
+  expect_usage_error({"run", "cyclic", "--cpus", "99999999999999999999"}, "--cpus");
+  expect_usage_error({"run", "cyclic", "--cpus", "3-1"}, "--cpus");
+  expect_usage_error({"run", "cyclic", "--cpus", "-"}, "--cpus");
+  expect_usage_error({"run", "tag:"}, "tag");
+  expect_usage_error({"run", "[", "--duration", "0.1"}, "[");
+  expect_usage_error({"run", "cyclic", "-p", "interval_us=99999999999999999999999"}, "interval_us");
+  expect_usage_error({"run", "cyclic", "-p", "interval_us=nan"}, "interval_us");
+  expect_usage_error({"run", "cyclic", "-p", "=1"}, "bad parameter");
+  expect_usage_error({"run", "cyclic", "-p", "cyclic.=1"}, "bad parameter");
+  expect_usage_error({"run", "cyclic", "-p", "cpus=0-99999"}, "cpus");
+}
+
+}  // namespace
+}  // namespace rtgate::test

@@ -1,0 +1,124 @@
+// The result reader on malformed input (issue 13): every defect a hand-edited or corrupted result
+// file could reach is a JsonError naming the field, never a nlohmann or std exception, a wrapped
+// count, or a histogram whose min > max (undefined behaviour in quantile's std::clamp).
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "exporters/json_exporter.h"
+
+namespace rtgate {
+namespace {
+
+using json = nlohmann::json;
+
+// A valid document with one latency metric (buckets [1000, 1008) x2, min 1000, max 1001).
+json valid() {
+  LatencyHistogram h;
+  h.record(1000);
+  h.record(1001);
+  RunReport r;
+  SuiteResult s;
+  s.name = "cyclic";
+  Case c;
+  c.name = "cpu0";
+  c.metrics.push_back(Metric::latency("wakeup_latency", h, {1001}));
+  s.cases.push_back(c);
+  s.hygiene.steal_ms_per_cpu = {{0, 0.5}};
+  r.suites.push_back(s);
+  return json::parse(to_json_text(r));
+}
+
+json& metric(json& doc) { return doc["suites"][0]["cases"][0]["metrics"][0]; }
+
+// Only a JsonError is acceptable; the message is returned ("" if the document loaded).
+std::string error_of(const json& doc) {
+  try {
+    report_from_json(doc);
+  } catch (const JsonError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ResultReaderHardening, TheBaseDocumentLoads) { EXPECT_EQ(error_of(valid()), ""); }
+
+TEST(ResultReaderHardening, NegativeCountsAreRefusedNotWrapped) {
+  json doc = valid();
+  metric(doc)["summary"]["count"] = -1;
+  EXPECT_NE(error_of(doc).find("summary.count: -1 is out of range"), std::string::npos)
+      << error_of(doc);
+  doc = valid();
+  metric(doc)["histogram"]["buckets"][0][2] = -2;
+  EXPECT_NE(error_of(doc).find("is not a count"), std::string::npos) << error_of(doc);
+}
+
+TEST(ResultReaderHardening, BucketsOfTheWrongTypeAreAJsonError) {
+  json doc = valid();
+  metric(doc)["histogram"]["buckets"][0][0] = "1000";  // was a nlohmann type_error
+  EXPECT_NE(error_of(doc).find("histogram"), std::string::npos) << error_of(doc);
+  doc = valid();
+  metric(doc)["histogram"]["buckets"][0][1] = 1.5e300;
+  EXPECT_NE(error_of(doc).find("histogram"), std::string::npos) << error_of(doc);
+}
+
+TEST(ResultReaderHardening, OutOfRangeIntegersAreAJsonError) {
+  json doc = valid();
+  doc["run_options"] = {{"duration_s", 1.0}, {"runs", 1e300},    {"cpus", ""},
+                        {"load", ""},        {"watchdog_s", 10}, {"require_rt", false}};
+  EXPECT_NE(error_of(doc).find("run_options.runs"), std::string::npos) << error_of(doc);
+  doc["run_options"]["runs"] = 4'294'967'296LL;  // does not fit an int
+  EXPECT_NE(error_of(doc).find("run_options.runs"), std::string::npos) << error_of(doc);
+  doc["run_options"]["runs"] = 3;
+  EXPECT_EQ(error_of(doc), "");
+}
+
+TEST(ResultReaderHardening, SamplesMustBeFiniteNumbers) {
+  json doc = valid();
+  metric(doc)["samples"] = json::array({1.0, "x"});
+  EXPECT_NE(error_of(doc).find("samples"), std::string::npos) << error_of(doc);
+  // An infinite sample (a json built in memory, or 1e400 read by a lenient parser) was accepted.
+  metric(doc)["samples"] = json::array({1.0, std::numeric_limits<double>::infinity()});
+  EXPECT_NE(error_of(doc).find("samples: a number is not a finite number"), std::string::npos)
+      << error_of(doc);
+}
+
+TEST(ResultReaderHardening, ABadStealCpuKeyIsLeftOutNotAStoiException) {
+  for (const char* key : {"x", "99999999999", "-1", "1x"}) {
+    json doc = valid();
+    doc["suites"][0]["hygiene"]["steal_ms_per_cpu"] = {{key, 1.0}, {"1", "a string"}, {"0", 2.0}};
+    try {
+      const RunReport r = report_from_json(doc);
+      ASSERT_EQ(r.suites[0].hygiene.steal_ms_per_cpu.size(), 1u) << key;
+      EXPECT_EQ(r.suites[0].hygiene.steal_ms_per_cpu.at(0), 2.0);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << key << ": " << e.what();
+    }
+  }
+}
+
+TEST(ResultReaderHardening, MinAboveMaxOrBucketsOutsideMinMaxAreRefused) {
+  json doc = valid();
+  metric(doc)["summary"]["min"] = 5000;  // min > max: std::clamp(lo > hi) is UB
+  EXPECT_NE(error_of(doc).find("[min, max]"), std::string::npos) << error_of(doc);
+  doc = valid();
+  metric(doc)["summary"]["max"] = 900;  // the buckets lie above max
+  metric(doc)["summary"]["min"] = 800;
+  metric(doc)["summary"]["mean"] = 850;
+  EXPECT_NE(error_of(doc).find("[min, max]"), std::string::npos) << error_of(doc);
+}
+
+TEST(ResultReaderHardening, TraceFieldsOutOfRangeFallBack) {
+  json doc = valid();
+  metric(doc);
+  doc["suites"][0]["cases"][0]["analysis"] = json::array({{{"cpu", 1e300}, {"run", -5e20}}});
+  const RunReport r = report_from_json(doc);
+  ASSERT_EQ(r.suites[0].cases[0].analysis.size(), 1u);
+  EXPECT_EQ(r.suites[0].cases[0].analysis[0].cpu, -1);  // the fallback, not a cast of 1e300
+  EXPECT_EQ(r.suites[0].cases[0].analysis[0].run, 0);
+}
+
+}  // namespace
+}  // namespace rtgate
