@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The unit and integration tests in an ASan + UBSan build (label asan), then a few seconds of each
+# fuzz target (tests/fuzz). Not yet called by ci/test.sh: their first complete run on this
+# machine kind has not been seen to pass; once it has, ci/test.sh calls this script.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+ci/setup.sh
+export RTGATE_BUILD_DIR=${RTGATE_BUILD_DIR:-build}
+
+# AddressSanitizer + UndefinedBehaviorSanitizer: the unit and integration tests (the rtgate binary
+# they drive is instrumented too), no recovery. Left out, as slow or meaningless here: the gate's
+# calibration (GateCalibration*, minutes of seeded simulations whose rates do not depend on
+# memory errors, and which ASan's slowdown would make the longest part of CI) and the PI timing
+# tests (LockSuites.PiInversion*, PiStress*: they measure the kernel's scheduling, which the
+# slowdown only blurs).
+cd "$ROOT"
+ASAN_DIR="$RTGATE_BUILD_DIR-asan"
+rm -rf "$ASAN_DIR"
+cmake -S . -B "$ASAN_DIR" -DRTGATE_ASAN=ON -DRTGATE_BUILD_BENCH=OFF >/dev/null
+cmake --build "$ASAN_DIR" --target rtgate rtgate_unit_tests rtgate_integration_tests -j "$(nproc)"
+(cd "$ASAN_DIR" &&
+  ASAN_OPTIONS="halt_on_error=1:detect_leaks=1" \
+  UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
+  ctest --output-on-failure --timeout 900 -j 1 --no-tests=error -L asan \
+    -E "GateCalibration|PiInversion|PiStress")
+
+# Fuzz smoke test: each target for a few seconds from its seed corpus (ci/fuzz.sh runs longer).
+RTGATE_FUZZ_DIR="$RTGATE_BUILD_DIR-fuzz" ci/fuzz.sh 3
