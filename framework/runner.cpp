@@ -40,14 +40,6 @@ int severity(SuiteStatus s) {
   return 3;
 }
 
-void add_unique(std::vector<std::string>& to, const std::vector<std::string>& from) {
-  for (const auto& r : from) {
-    bool dup = false;
-    for (const auto& t : to) dup = dup || t == r;
-    if (!dup) to.push_back(r);
-  }
-}
-
 // What one run hands back to the runner's thread.
 struct RunState {
   RunState(double duration_s, std::vector<int> cpus, int index, int runs)

@@ -45,19 +45,27 @@ namespace rtgate::locks {
 // Drops spinlocks when FIFO spinners would outnumber CPUs (a FIFO waiter spinning on the CPU of
 // a preempted holder never lets it run), unless the user asked for the collapse as data.
 // Returns the reason for each dropped lock.
-inline std::vector<std::string> drop_unsafe_spinlocks(std::vector<const LockInfo*>& locks,
-                                                      int fifo_spinners, int cpus,
-                                                      bool allow_oversubscribed) {
+// Drops the locks that are not safe when a SCHED_FIFO waiter may spin on the CPU of a holder it
+// preempted; returns "NAME: why" for each.
+inline std::vector<std::string> drop_fifo_unsafe(std::vector<const LockInfo*>& locks,
+                                                 const std::string& why) {
   std::vector<std::string> dropped;
-  if (fifo_spinners <= cpus || allow_oversubscribed) return dropped;
   std::erase_if(locks, [&](const LockInfo* l) {
     if (l->safe_fifo_oversubscribed) return false;
-    dropped.push_back(l->name + ": " + std::to_string(fifo_spinners) +
-                      " FIFO spinners on " + std::to_string(cpus) +
-                      " CPUs could livelock (-p allow_oversubscribed_spin=true to measure it)");
+    dropped.push_back(l->name + ": " + why);
     return true;
   });
   return dropped;
+}
+
+inline std::vector<std::string> drop_unsafe_spinlocks(std::vector<const LockInfo*>& locks,
+                                                      int fifo_spinners, int cpus,
+                                                      bool allow_oversubscribed) {
+  if (fifo_spinners <= cpus || allow_oversubscribed) return {};
+  return drop_fifo_unsafe(locks, std::to_string(fifo_spinners) + " FIFO spinners on " +
+                                     std::to_string(cpus) +
+                                     " CPUs could livelock (-p allow_oversubscribed_spin=true to "
+                                     "measure it)");
 }
 
 }  // namespace rtgate::locks

@@ -223,23 +223,20 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
   rtgate::SuiteResult result;
   auto locks = rtgate::locks::select_locks(p.get_string("locks")).locks;
   const Config c = config_from(p);
-  const auto dropped = rtgate::locks::drop_unsafe_spinlocks(
-      locks, c.rt, static_cast<int>(ctx.cpus().size()), p.get_bool("allow_oversubscribed_spin"));
-  for (const auto& why : dropped) result.reason += (result.reason.empty() ? "" : "; ") + why;
+  const bool allow = p.get_bool("allow_oversubscribed_spin");
+  auto dropped = rtgate::locks::drop_unsafe_spinlocks(
+      locks, c.rt, static_cast<int>(ctx.cpus().size()), allow);
   // With no CPU left for the hammers they share the RT threads' CPUs: an RT waiter could spin on
   // the CPU of the SCHED_OTHER holder it preempted, forever. Only locks safe that way stay.
-  if (c.nonrt > 0 && layout_of(ctx.cpus(), c.rt).hammer.empty() &&
-      !p.get_bool("allow_oversubscribed_spin")) {
-    std::erase_if(locks, [&](const LockInfo* l) {
-      if (l->safe_fifo_oversubscribed) return false;
-      result.reason += (result.reason.empty() ? "" : "; ") + l->name + ": " +
-                       std::to_string(c.rt) + " RT threads leave no CPU of " +
-                       std::to_string(ctx.cpus().size()) +
-                       " for the non-RT threads; an RT waiter could spin on a preempted holder's "
-                       "CPU (-p allow_oversubscribed_spin=true to measure it)";
-      return true;
-    });
+  if (c.nonrt > 0 && layout_of(ctx.cpus(), c.rt).hammer.empty() && !allow) {
+    const auto more = rtgate::locks::drop_fifo_unsafe(
+        locks, std::to_string(c.rt) + " RT threads leave no CPU of " +
+                   std::to_string(ctx.cpus().size()) +
+                   " for the non-RT threads; an RT waiter could spin on a preempted holder's "
+                   "CPU (-p allow_oversubscribed_spin=true to measure it)");
+    dropped.insert(dropped.end(), more.begin(), more.end());
   }
+  for (const auto& why : dropped) result.reason += (result.reason.empty() ? "" : "; ") + why;
   if (locks.empty()) {
     result.status = rtgate::SuiteStatus::kSkipped;
     return result;

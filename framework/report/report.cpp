@@ -198,6 +198,12 @@ void merge_analyses(std::vector<trace::SampleAnalysis>& into,
   }
 }
 
+void add_unique(std::vector<std::string>& to, const std::vector<std::string>& from) {
+  for (const std::string& s : from) {
+    if (std::find(to.begin(), to.end(), s) == to.end()) to.push_back(s);
+  }
+}
+
 void TraceRecord::merge(const TraceRecord& o) {
   if (unavailable.empty()) unavailable = o.unavailable;
   if (break_reason.empty()) break_reason = o.break_reason;
@@ -206,11 +212,7 @@ void TraceRecord::merge(const TraceRecord& o) {
   lost += o.lost;
   markers += o.markers;
   crossings_not_analysed += o.crossings_not_analysed;
-  for (const std::string& e : o.missing_events) {
-    if (std::find(missing_events.begin(), missing_events.end(), e) == missing_events.end()) {
-      missing_events.push_back(e);
-    }
-  }
+  add_unique(missing_events, o.missing_events);
   merge_analyses(analysis, o.analysis);
   locks.merge(o.locks);
 }
@@ -244,12 +246,7 @@ void SuiteResult::absorb(const SuiteResult& later) {
   duration_s += later.duration_s;
   merge_hygiene(hygiene, later.hygiene);
   contaminated = contaminated || later.contaminated;
-  for (const std::string& r : later.contaminated_reasons) {
-    if (std::find(contaminated_reasons.begin(), contaminated_reasons.end(), r) ==
-        contaminated_reasons.end()) {
-      contaminated_reasons.push_back(r);
-    }
-  }
+  add_unique(contaminated_reasons, later.contaminated_reasons);
   const auto rank = [](SuiteStatus st) {
     return st == SuiteStatus::kError     ? 3
            : st == SuiteStatus::kFailed  ? 2

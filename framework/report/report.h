@@ -169,6 +169,9 @@ struct RunReport {
   const SuiteResult* find(const std::string& suite_name) const;
 };
 
+// Appends each string of `from` that `to` does not hold yet (reason lists).
+void add_unique(std::vector<std::string>& to, const std::vector<std::string>& from);
+
 std::string rfc3339_now();
 
 }  // namespace rtgate

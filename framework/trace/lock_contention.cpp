@@ -25,6 +25,22 @@ bool is_locking_function(std::string_view f) {
          f.find("trace_") == 0 || f.find("event_trigger") != std::string_view::npos;
 }
 
+// The first frame outside the locking code, with the innermost locking helper that took the
+// lock for it (not the lock primitives themselves): "release_pages+0x1a3 via folio_lruvec_lock".
+std::string caller_of(const std::vector<std::uint64_t>& stack, const KernelSymbols& symbols) {
+  std::string via;
+  for (std::uint64_t frame : stack) {
+    const std::string f = symbols.function(frame);
+    if (f.empty()) continue;
+    if (!is_locking_function(f)) return symbols.name(frame) + (via.empty() ? "" : " via " + via);
+    if (f.rfind("_raw_", 0) != 0 && f.rfind("queued_", 0) != 0 &&
+        f.find("slowpath") == std::string::npos) {
+      via = f;
+    }
+  }
+  return "";
+}
+
 std::string hex(std::uint64_t a) {
   char b[24];
   std::snprintf(b, sizeof b, "0x%llx", static_cast<unsigned long long>(a));
@@ -101,9 +117,9 @@ void ContentionCounter::add(const TraceEvent& e) {
       const Pending w = *p;
       stack.erase(std::next(p).base(), stack.end());
       const std::uint64_t pc = w.stack.empty() ? 0 : w.stack.front();
-      const Key key{w.addr, w.flags, pc};
-      waits_[key].add(e.ts - w.ts);
-      if (!w.stack.empty() && !stacks_.count(key)) stacks_[key] = w.stack;
+      Waits& waits = waits_[{w.addr, w.flags, pc}];
+      waits.stats.add(e.ts - w.ts);
+      if (waits.stack.empty()) waits.stack = w.stack;
       break;
     }
     case Ev::kMmapStartLocking:
@@ -129,29 +145,14 @@ LockContention ContentionCounter::result(const KernelSymbols& symbols) const {
   out.mmap_lock_write = mmap_write_;
   // Entries with the same lock, kind and caller are one entry (merge() combines them).
   LockContention all;
-  for (const auto& [key, stats] : waits_) {
+  for (const auto& [key, waits] : waits_) {
     const auto& [addr, flags, pc] = key;
     LockWait w;
     w.lock = symbols.object(addr);
     if (w.lock.empty()) w.lock = hex(addr);
     w.kind = contention_flags(flags);
-    if (auto s = stacks_.find(key); s != stacks_.end()) {
-      std::string via;  // the innermost locking helper that is not the lock itself
-      for (std::uint64_t frame : s->second) {
-        const std::string f = symbols.function(frame);
-        if (f.empty()) continue;
-        if (is_locking_function(f)) {
-          if (f.rfind("_raw_", 0) != 0 && f.rfind("queued_", 0) != 0 &&
-              f.find("slowpath") == std::string::npos) {
-            via = f;
-          }
-          continue;
-        }
-        w.caller = symbols.name(frame) + (via.empty() ? "" : " via " + via);
-        break;
-      }
-    }
-    w.wait = stats;
+    w.caller = caller_of(waits.stack, symbols);
+    w.wait = waits.stats;
     all.locks.push_back(std::move(w));
   }
   out.merge(all);

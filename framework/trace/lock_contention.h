@@ -58,9 +58,12 @@ class ContentionCounter {
     std::vector<std::uint64_t> stack;
   };
   using Key = std::tuple<std::uint64_t, std::int64_t, std::uint64_t>;  // lock, flags, caller pc
+  struct Waits {
+    WaitStats stats;
+    std::vector<std::uint64_t> stack;  // the first one seen
+  };
   std::unordered_map<pid_t, std::vector<Pending>> waiting_;
-  std::map<Key, WaitStats> waits_;
-  std::map<Key, std::vector<std::uint64_t>> stacks_;
+  std::map<Key, Waits> waits_;
   std::unordered_map<pid_t, std::pair<std::int64_t, bool>> mmap_waiting_;  // ts, write
   WaitStats mmap_read_, mmap_write_;
 };

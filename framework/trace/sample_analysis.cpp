@@ -20,7 +20,6 @@ struct Task {
 // What the CPU was doing: the innermost IRQ context, or else the current task.
 struct Ctx {
   std::string kind, name;
-  std::int64_t id = 0;  // irq number / softirq vec
 };
 
 using Key = std::tuple<std::string, std::string, pid_t>;
@@ -179,13 +178,13 @@ SampleAnalysis analyze_sample(const Marker& m, const std::vector<const TraceEven
         if (e->ts >= d) a.pi_boosts.push_back({e->pid2, e->comm2, e->prio, e->prio2, e->ts - d});
         break;
       case Ev::kIrqEntry:
-        irqs.push_back({"irq", e->comm2, e->value});
+        irqs.push_back({"irq", e->comm2});
         break;
       case Ev::kSoftirqEntry:
-        irqs.push_back({"softirq", softirq_name(e->value), e->value});
+        irqs.push_back({"softirq", softirq_name(e->value)});
         break;
       case Ev::kVectorEntry:
-        irqs.push_back({"vector", e->comm2, 0});
+        irqs.push_back({"vector", e->comm2});
         break;
       case Ev::kIrqExit:
       case Ev::kSoftirqExit:

@@ -109,20 +109,40 @@ void TraceCollector::trim(Cpu& cpu) {
   }
 }
 
+bool TraceCollector::is_crossing(std::int64_t latency_ns) const {
+  return options_.threshold_ns > 0 && latency_ns >= options_.threshold_ns;
+}
+
+// The crossings kept are the largest ones: when full, a larger one replaces the smallest.
+SampleAnalysis* TraceCollector::smallest_crossing(Cpu& cpu) {
+  auto it = std::min_element(cpu.crossings.begin(), cpu.crossings.end(),
+                             [](const auto& x, const auto& y) { return x.latency_ns < y.latency_ns; });
+  return it == cpu.crossings.end() ? nullptr : &*it;
+}
+
+bool TraceCollector::wants_crossing(Cpu& cpu, std::int64_t latency_ns) {
+  if (!is_crossing(latency_ns)) return false;
+  if (cpu.crossings.size() < static_cast<std::size_t>(options_.crossings_per_cpu)) return true;
+  const SampleAnalysis* low = smallest_crossing(cpu);
+  return low != nullptr && latency_ns > low->latency_ns;
+}
+
+void TraceCollector::keep_crossing(Cpu& cpu, SampleAnalysis a) {
+  a.trigger = "threshold";
+  if (cpu.crossings.size() < static_cast<std::size_t>(options_.crossings_per_cpu)) {
+    cpu.crossings.push_back(std::move(a));
+    return;
+  }
+  ++findings_.crossings_not_analysed;
+  SampleAnalysis* low = smallest_crossing(cpu);
+  if (low != nullptr && a.latency_ns > low->latency_ns) *low = std::move(a);
+}
+
 void TraceCollector::on_marker(const Marker& m, Cpu& cpu) {
   ++findings_.markers;
-  const bool worst = !cpu.has_worst || m.latency_ns > cpu.kept.front().latency_ns;
-  const bool crossing = options_.threshold_ns > 0 && m.latency_ns >= options_.threshold_ns;
-  // The crossings kept are the largest ones: when full, a larger one replaces the smallest.
-  const auto first = cpu.kept.begin() + (cpu.has_worst ? 1 : 0);
-  const bool full = cpu.kept.end() - first >= options_.crossings_per_cpu;
-  auto smallest = std::min_element(first, cpu.kept.end(), [](const auto& a, const auto& b) {
-    return a.latency_ns < b.latency_ns;
-  });
-  const bool take = crossing && (!full || (smallest != cpu.kept.end() &&
-                                           m.latency_ns > smallest->latency_ns));
-  if (!worst && !m.is_break && !take) {
-    findings_.crossings_not_analysed += crossing;
+  const bool worst = !cpu.worst || m.latency_ns > cpu.worst->latency_ns;
+  if (!worst && !m.is_break && !wants_crossing(cpu, m.latency_ns)) {
+    findings_.crossings_not_analysed += is_crossing(m.latency_ns);
     return;
   }
   std::vector<const TraceEvent*> events;
@@ -130,35 +150,11 @@ void TraceCollector::on_marker(const Marker& m, Cpu& cpu) {
   for (const TraceEvent& e : cpu.history) events.push_back(&e);
   SampleAnalysis a = analyze_sample(m, events, cpu.current_before, &policy_of_live_task);
   a.excerpt = excerpt(cpu, m);
-  auto keep_crossing = [&](SampleAnalysis c) {
-    c.trigger = "threshold";
-    const auto from = cpu.kept.begin() + (cpu.has_worst ? 1 : 0);
-    if (cpu.kept.end() - from < options_.crossings_per_cpu) {
-      cpu.kept.push_back(std::move(c));
-      return;
-    }
-    auto low = std::min_element(from, cpu.kept.end(), [](const auto& x, const auto& y) {
-      return x.latency_ns < y.latency_ns;
-    });
-    ++findings_.crossings_not_analysed;
-    if (low != cpu.kept.end() && c.latency_ns > low->latency_ns) *low = std::move(c);
-  };
-  if (!worst) {
-    keep_crossing(std::move(a));
-    return;
-  }
+  if (!worst) return keep_crossing(cpu, std::move(a));
   a.trigger = m.is_break ? "break" : "worst";
-  if (cpu.has_worst) {
-    // The previous worst becomes a crossing when it was one.
-    SampleAnalysis old = std::move(cpu.kept.front());
-    cpu.kept.erase(cpu.kept.begin());
-    cpu.has_worst = false;
-    if (options_.threshold_ns > 0 && old.latency_ns >= options_.threshold_ns) {
-      keep_crossing(std::move(old));
-    }
-  }
-  cpu.kept.insert(cpu.kept.begin(), std::move(a));
-  cpu.has_worst = true;
+  // The previous worst becomes a crossing when it was one.
+  if (cpu.worst && is_crossing(cpu.worst->latency_ns)) keep_crossing(cpu, std::move(*cpu.worst));
+  cpu.worst = std::move(a);
 }
 
 std::string TraceCollector::excerpt(const Cpu& cpu, const Marker& m) const {
@@ -185,8 +181,10 @@ TraceFindings TraceCollector::finish() {
   if (thread_.joinable()) thread_.join();
   drain();  // what arrived after the last look
   for (auto& [n, cpu] : cpus_) {
-    for (SampleAnalysis& a : cpu.kept) findings_.analyses.push_back(std::move(a));
-    cpu.kept.clear();
+    if (cpu.worst) findings_.analyses.push_back(std::move(*cpu.worst));
+    for (SampleAnalysis& a : cpu.crossings) findings_.analyses.push_back(std::move(a));
+    cpu.worst.reset();
+    cpu.crossings.clear();
   }
   if (options_.locks) findings_.contention = contention_.result(KernelSymbols::load());
   findings_.lost = overruns(session_.instance());

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_set>
@@ -63,14 +64,18 @@ class TraceCollector {
   struct Cpu {
     std::deque<TraceEvent> history;
     pid_t current_before = -1;  // the task running before history.front()
-    std::vector<SampleAnalysis> kept;  // [0] is the worst once there is one
-    bool has_worst = false;
+    std::optional<SampleAnalysis> worst;  // the worst marked sample (or the break)
+    std::vector<SampleAnalysis> crossings;  // the largest threshold crossings besides it
   };
   void loop();
   void drain();
   static int on_event(struct tep_event* event, struct tep_record* record, int cpu, void* self);
   void add(TraceEvent e);
   void on_marker(const Marker& m, Cpu& cpu);
+  bool is_crossing(std::int64_t latency_ns) const;
+  bool wants_crossing(Cpu& cpu, std::int64_t latency_ns);
+  void keep_crossing(Cpu& cpu, SampleAnalysis a);
+  static SampleAnalysis* smallest_crossing(Cpu& cpu);
   void trim(Cpu& cpu);
   std::string excerpt(const Cpu& cpu, const Marker& m) const;
 
