@@ -83,7 +83,15 @@ TEST(Trace, TheWorstSampleNamesTheRtSpinnerThatHeldTheCpu) {
   EXPECT_EQ(top["prio"], 98);
   EXPECT_GT(top["pid"].get<int>(), 0);
   const auto latency = (*a)["latency_ns"].get<std::int64_t>();
-  EXPECT_GE(top["ns"].get<double>(), 0.9 * static_cast<double>(latency)) << a->dump(1);
+  // Of the time the CPU was held by something other than the thread itself, the spinner held at
+  // least 90%. Idle and the thread's own time are left out: in a VM they are where the host's
+  // steal shows (the guest trace sees an idle vCPU whose timer fires late, or a thread that ran
+  // slowly), and the spinner cannot cause either; on this VM under steal they reached 16% and 8%.
+  std::int64_t held_by_others = latency;
+  for (const auto& p : (*a)["parts"]) {
+    if (p["kind"] == "idle" || p["kind"] == "self") held_by_others -= p["ns"].get<std::int64_t>();
+  }
+  EXPECT_GE(top["ns"].get<double>(), 0.9 * static_cast<double>(held_by_others)) << a->dump(1);
   EXPECT_EQ(parts_sum(*a), latency) << "the parts add up to the latency";
   // The worst sample is the case's max (the hook marks every new worst of its CPU).
   for (const auto& m : c["metrics"]) {
