@@ -17,6 +17,7 @@
 #include "framework/rt/housekeeping.h"
 #include "framework/rt/memory_lock.h"
 #include "framework/rt/rt_checks.h"
+#include "framework/rt/rt_throttle.h"
 #include "framework/rt/thread_failures.h"
 #include "framework/run_context.h"
 #include "framework/watchdog.h"
@@ -56,7 +57,8 @@ struct RunState {
 std::optional<SuiteResult> run_once(const SelectedSuite& sel, const RunOptions& opt, int index,
                                     const std::vector<int>& cpus,
                                     const std::atomic<bool>& interrupt, std::string* watchdog_why,
-                                    std::string* trace_why, bool* housekeeping) {
+                                    std::string* trace_why, bool* housekeeping,
+                                    rt::RtThrottleWatch& throttle) {
   // The load runs beside this run only: fresh generators each run, stopped when it ends.
   std::string why;
   std::optional<load::LoadSet> loads = load::parse_load_spec(opt.load, &why);
@@ -116,7 +118,11 @@ std::optional<SuiteResult> run_once(const SelectedSuite& sel, const RunOptions& 
     }
   } restore{allowed, know_allowed};
   int polls = 0;
-  while (done.wait_for(kPoll) != std::future_status::ready) {
+  const auto wait = std::min<std::chrono::nanoseconds>(
+      kPoll, std::chrono::nanoseconds(throttle.active() ? throttle.interval_ns() : kPoll.count()));
+  throttle.poll();
+  while (done.wait_for(wait) != std::future_status::ready) {
+    throttle.poll();
     const std::int64_t now = monotonic_ns();
     if (know_allowed && polls++ % 4 == 1) {
       cpu_set_t measured;
@@ -137,6 +143,7 @@ std::optional<SuiteResult> run_once(const SelectedSuite& sel, const RunOptions& 
     progress.tick();
   }
   worker.join();
+  throttle.poll();
   loads->stop();
   SuiteResult r = done.get();
   r.loads = loads->reports();
@@ -177,6 +184,25 @@ void assess_hygiene(SuiteResult& res, Hygiene h) {
   add_unique(res.contaminated_reasons, contamination_reasons(h));
   res.contaminated = !res.contaminated_reasons.empty();
   res.hygiene = std::move(h);
+}
+
+// RT throttling seen in the scheduler's own state during the suite (rt_throttle.h), beside the
+// kernel log's once-per-boot message that hygiene_between() counted.
+void add_throttling(Hygiene& h, const rt::RtThrottleWatch& w) {
+  if (w.disabled()) {
+    h.rt_throttled = 0;
+    h.rt_throttled_source = w.source();
+    return;
+  }
+  if (!w.active()) {
+    h.rt_throttled_source += (h.rt_throttled_source.empty() ? "" : "; per CPU: ") + w.source();
+    return;
+  }
+  const std::int64_t kmsg = h.rt_throttled;
+  h.rt_throttled = std::max<std::int64_t>(kmsg, w.events());
+  h.rt_throttled_source = w.source();
+  if (w.events() > 0) h.rt_throttled_source += " (" + w.describe() + ")";
+  if (kmsg > 0) h.rt_throttled_source += "; kmsg";
 }
 
 // What the result records of its options: the ones as given (not the CPUs they resolved to), so
@@ -237,13 +263,15 @@ RunOutcome run_suites(const std::vector<SelectedSuite>& selection, const RunOpti
       if (!dma->held()) setup_flaws.push_back("cpu_dma_latency not held: " + dma->reason());
     }
 
+    rt::RtThrottleWatch throttle(cpus);
     const HygieneSnapshot before = take_hygiene_snapshot();
     const std::int64_t t0 = monotonic_ns();
     for (int i = 0; i < opt.runs && !interrupt.load(); ++i) {
       std::string why;
       bool housekeeping = true;
       std::optional<SuiteResult> r =
-          run_once(sel, opt, i, cpus, interrupt, &why, &out.trace_unavailable, &housekeeping);
+          run_once(sel, opt, i, cpus, interrupt, &why, &out.trace_unavailable, &housekeeping,
+                   throttle);
       if (!housekeeping) {
         out.report.environment.extra["housekeeping_cpus"] =
             "none: " + res.name +
@@ -269,7 +297,9 @@ RunOutcome run_suites(const std::vector<SelectedSuite>& selection, const RunOpti
     }
     res.duration_s = static_cast<double>(monotonic_ns() - t0) / 1e9;
     add_unique(res.contaminated_reasons, setup_flaws);
-    assess_hygiene(res, hygiene_between(before, take_hygiene_snapshot(), {getpid()}));
+    Hygiene h = hygiene_between(before, take_hygiene_snapshot(), {getpid()});
+    add_throttling(h, throttle);
+    assess_hygiene(res, std::move(h));
     out.report.suites.push_back(std::move(res));
     if (on_suite_done) on_suite_done(out.report);
     if (out.abandoned) break;

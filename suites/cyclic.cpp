@@ -21,8 +21,10 @@ namespace {
 
 using rtgate::ParamSpec;
 
-// Everything one measuring thread touches, allocated before it starts.
-struct Worker {
+// Everything one measuring thread touches. The thread builds it itself before the start gate
+// (on its own CPU and NUMA node, see StartGate::prepare_and_wait), cache-line aligned so no two
+// threads' hot fields share a line.
+struct alignas(64) Worker {
   Worker(int cpu_, std::int64_t interval_ns_, std::int64_t block_ns, std::size_t blocks,
          rtgate::LiveStats& live_)
       : cpu(cpu_),
@@ -63,42 +65,54 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
   const std::int64_t block_ns = p.get_int("block_ms") * 1'000'000;
   const auto policy = *policy_from(p.get_string("policy"));
 
-  std::vector<std::unique_ptr<Worker>> workers;
+  // Per CPU: its interval, block and live counter (registered here, on the suite's thread); the
+  // Worker itself is built by its thread.
+  struct Plan {
+    int cpu;
+    std::int64_t interval, block;
+    rtgate::LiveStats* live;
+  };
+  std::vector<Plan> plans;
   for (std::size_t i = 0; i < cpus.size(); ++i) {
     const std::int64_t interval = interval_ns + static_cast<std::int64_t>(i) * distance_ns;
-    const std::int64_t block = std::max(block_ns, interval);
-    workers.push_back(std::make_unique<Worker>(
-        cpus[i], interval, block, static_cast<std::size_t>(ctx.duration_ns() / block) + 2,
-        ctx.track("cpu" + std::to_string(cpus[i]))));
+    plans.push_back({cpus[i], interval, std::max(block_ns, interval),
+                     &ctx.track("cpu" + std::to_string(cpus[i]))});
   }
+  std::vector<std::unique_ptr<Worker>> workers(plans.size());
 
   // The common start is fixed once every thread runs (1 ms ahead of the last one's arrival).
-  rtgate::StartGate gate(static_cast<int>(workers.size()), 1'000'000);
+  rtgate::StartGate gate(static_cast<int>(plans.size()), 1'000'000);
   const std::int64_t duration_ns = ctx.duration_ns();
   {
     std::vector<std::unique_ptr<rtgate::rt::RtThread>> threads;
     try {
-      for (auto& w : workers) {
-        rtgate::rt::ThreadSpec spec{.name = "rtgate-cyc" + std::to_string(w->cpu),
+      for (std::size_t i = 0; i < plans.size(); ++i) {
+        rtgate::rt::ThreadSpec spec{.name = "rtgate-cyc" + std::to_string(plans[i].cpu),
                                     .policy = policy,
                                     .priority = static_cast<int>(p.get_int("priority")),
-                                    .cpus = {w->cpu}};
+                                    .cpus = {plans[i].cpu}};
         threads.push_back(std::make_unique<rtgate::rt::RtThread>(
-            spec, [wp = w.get(), &gate, duration_ns, &ctx] {
-              const std::int64_t start_ns = gate.arrive_and_wait();
-              rtgate::PeriodicLoop(wp->rec, wp->live, wp->interval_ns, ctx.sample_hook())
+            spec, [plan = plans[i], slot = &workers[i], &gate, duration_ns, &ctx] {
+              const std::int64_t start_ns = gate.prepare_and_wait([&] {
+                *slot = std::make_unique<Worker>(
+                    plan.cpu, plan.interval, plan.block,
+                    static_cast<std::size_t>(duration_ns / plan.block) + 2, *plan.live);
+              });
+              Worker& w = **slot;
+              rtgate::PeriodicLoop(w.rec, w.live, w.interval_ns, ctx.sample_hook())
                   .run(start_ns, start_ns + duration_ns, ctx.stop_flag());
             }));
       }
     } catch (...) {
       ctx.request_stop();  // the threads already started end at their first wakeup
-      gate.abandon(static_cast<int>(workers.size() - threads.size()));
+      gate.abandon(static_cast<int>(plans.size() - threads.size()));
       throw;
     }
   }  // joins every thread
 
   rtgate::SuiteResult result;
   for (auto& w : workers) {
+    if (!w) continue;  // its thread failed to build it: the run ends as an error saying why
     rtgate::Case c;
     c.name = "cpu" + std::to_string(w->cpu);
     c.labels = {{"cpu", std::to_string(w->cpu)}, {"thread_class", "rt"}};

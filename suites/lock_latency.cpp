@@ -36,8 +36,9 @@ struct Config {
   bool rt_reads;
 };
 
-// One RT thread's recorders, allocated before it starts.
-struct RtSide {
+// One RT thread's recorders, built by the thread itself before the start gate (on its own CPU and
+// NUMA node, see StartGate::prepare_and_wait), cache-line aligned.
+struct alignas(64) RtSide {
   RtSide(const Config& c, std::size_t blocks, rtgate::LiveStats& live_)
       : live(live_), wakeup(c.interval_ns, 1'000'000'000, blocks, live_) {}
   rtgate::LiveStats& live;
@@ -103,12 +104,10 @@ rtgate::Case measure_lock(const LockInfo& info, const Config& c, std::int64_t sl
   Config cfg = c;
   cfg.rt_reads = c.rt_reads && rw;
   const Layout cpus = layout_of(ctx.cpus(), c.rt);
-  std::vector<std::unique_ptr<RtSide>> rt;
-  for (int i = 0; i < c.rt; ++i) {
-    rt.push_back(std::make_unique<RtSide>(cfg,
-                                          static_cast<std::size_t>(slice_ns / 1'000'000'000) + 2,
-                                          ctx.track(info.name + "/rt" + std::to_string(i))));
-  }
+  std::vector<rtgate::LiveStats*> lives;
+  for (int i = 0; i < c.rt; ++i) lives.push_back(&ctx.track(info.name + "/rt" + std::to_string(i)));
+  std::vector<std::unique_ptr<RtSide>> rt(static_cast<std::size_t>(c.rt));
+  const auto blocks = static_cast<std::size_t>(slice_ns / 1'000'000'000) + 2;
   std::vector<std::uint64_t> counts(static_cast<std::size_t>(c.nonrt), 0);
   // The hammers run from before the RT threads start until after they end; the RT threads'
   // common start is fixed once all of them run (StartGate), then each measures slice_ns.
@@ -134,15 +133,18 @@ rtgate::Case measure_lock(const LockInfo& info, const Config& c, std::int64_t sl
             }));
       }
       for (int i = 0; i < c.rt; ++i) {
-        RtSide* s = rt[static_cast<std::size_t>(i)].get();
+        const auto k = static_cast<std::size_t>(i);
         threads.push_back(std::make_unique<rtgate::rt::RtThread>(
             rtgate::rt::ThreadSpec{.name = "rtgate-lat" + std::to_string(i),
                                    .priority = c.priority - i,
                                    .cpus = {cpus.rt[static_cast<std::size_t>(i)]}},
-            [s, &lock, &cfg, &gate, slice_ns, &ctx] {
-              rtgate::locks::prepare_lock_thread();
-              const std::int64_t start = gate.arrive_and_wait();
-              rt_loop(*s, *lock, cfg, start, start + slice_ns, ctx.stop_flag(), ctx.sample_hook());
+            [slot = &rt[k], live = lives[k], blocks, &lock, &cfg, &gate, slice_ns, &ctx] {
+              const std::int64_t start = gate.prepare_and_wait([&] {
+                rtgate::locks::prepare_lock_thread();
+                *slot = std::make_unique<RtSide>(cfg, blocks, *live);
+              });
+              rt_loop(**slot, *lock, cfg, start, start + slice_ns, ctx.stop_flag(),
+                      ctx.sample_hook());
             }));
       }
     } catch (...) {
@@ -173,6 +175,7 @@ rtgate::Case measure_lock(const LockInfo& info, const Config& c, std::int64_t sl
   std::vector<double> wake_blocks;
   std::uint64_t skipped = 0, overran = 0;
   for (auto& s : rt) {
+    if (!s) continue;  // its thread failed to build it: the run ends as an error saying why
     overran += s->wakeup.work_overruns();
     skipped += s->wakeup.work_skipped();
     acquire.merge(s->acquire);

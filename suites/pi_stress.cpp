@@ -26,7 +26,8 @@ using rtgate::ParamSpec;
 using rtgate::rt::RtThread;
 using rtgate::rt::ThreadSpec;
 
-struct Group {
+// Cache-line aligned: one group's barriers and flags never share a line with another group's.
+struct alignas(64) Group {
   explicit Group(rtgate::LiveStats& live_) : live(live_) {}
   std::unique_ptr<rtgate::locks::AnyLock> lock;
   std::barrier<> a{3}, b{3};
@@ -138,8 +139,18 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
       }
     } catch (...) {
       ctx.request_stop();
-      // A group whose three threads did not all start would wait at its barrier forever.
+      // Every group ends at its next round; in the group whose three threads did not all start,
+      // the missing ones drop out of both barriers, or the others would wait there forever.
       for (auto& g : groups) g->quit.store(true);
+      const std::size_t started = threads.size();
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::size_t in_group = std::min<std::size_t>(3, started - std::min(started, 3 * i));
+        if (in_group == 0 || in_group == 3) continue;
+        for (std::size_t k = in_group; k < 3; ++k) {
+          groups[i]->a.arrive_and_drop();
+          groups[i]->b.arrive_and_drop();
+        }
+      }
       throw;
     }
   }  // joins

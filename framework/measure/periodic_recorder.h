@@ -6,7 +6,8 @@
 // k periods, the k deadlines that already passed are counted as missed and skipped: sleeping to
 // them would return at once and record k bogus near-zero latencies (cyclictest's behaviour).
 //
-// Everything is allocated in the constructor; on_wakeup() neither allocates nor locks.
+// Everything is allocated in the constructor; on_wakeup() neither allocates nor locks. Build it
+// on the thread that records (its CPU's NUMA node by first touch).
 #pragma once
 
 #include <algorithm>
@@ -19,7 +20,8 @@
 
 namespace rtgate {
 
-class PeriodicRecorder {
+// Cache-line aligned: a thread's recorder never shares a line with another thread's data.
+class alignas(64) PeriodicRecorder {
  public:
   // `max_blocks`: how many per-block maxima to keep (duration / block + 2 is enough).
   PeriodicRecorder(std::int64_t interval_ns, std::int64_t block_ns, std::size_t max_blocks,

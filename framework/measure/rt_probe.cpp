@@ -16,9 +16,7 @@ RtProbe::RtProbe(const RtProbeSpec& spec, RunContext& ctx)
     : spec_(spec),
       cpu_(pick_cpu(spec.cpu, ctx.cpus())),
       live_(ctx.track("probe")),
-      hook_(ctx.sample_hook()),
-      rec_(spec.interval_ns, 1'000'000'000,
-           static_cast<std::size_t>(spec.max_duration_ns / 1'000'000'000) + 2, live_) {}
+      hook_(ctx.sample_hook()) {}
 
 RtProbe::~RtProbe() { stop(); }
 
@@ -28,9 +26,13 @@ void RtProbe::start() {
                      .priority = spec_.priority,
                      .cpus = cpu_ >= 0 ? std::vector<int>{cpu_} : std::vector<int>{}},
       [this] {
-        // The schedule starts when the thread runs, not when it was asked for: under the
-        // workload, creating it can take longer than a period.
-        PeriodicLoop(rec_, live_, spec_.interval_ns, hook_)
+        // The recorder is built here, on the probe's CPU (its NUMA node, by first touch). The
+        // schedule starts when the thread runs, not when it was asked for: under the workload,
+        // creating it can take longer than a period.
+        rec_ = std::make_unique<PeriodicRecorder>(
+            spec_.interval_ns, 1'000'000'000,
+            static_cast<std::size_t>(spec_.max_duration_ns / 1'000'000'000) + 2, live_);
+        PeriodicLoop(*rec_, live_, spec_.interval_ns, hook_)
             .run(monotonic_ns(), PeriodicLoop::kForever, stop_);
       });
 }
@@ -42,10 +44,11 @@ void RtProbe::stop() {
 
 void RtProbe::add_metrics(Case& c) {
   c.labels["probe_cpu"] = std::to_string(cpu_);
-  c.metrics.push_back(Metric::latency("probe_wakeup_latency", std::move(rec_.histogram()),
-                                      std::move(rec_.block_maxima())));
+  if (!rec_) return;  // the thread failed to build it: the run ends as an error saying why
+  c.metrics.push_back(Metric::latency("probe_wakeup_latency", std::move(rec_->histogram()),
+                                      std::move(rec_->block_maxima())));
   c.metrics.push_back(
-      Metric::count("probe_missed_periods", static_cast<double>(rec_.missed_periods()), "periods"));
+      Metric::count("probe_missed_periods", static_cast<double>(rec_->missed_periods()), "periods"));
 }
 
 }  // namespace rtgate

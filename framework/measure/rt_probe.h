@@ -49,7 +49,7 @@ class RtProbe {
   std::atomic<bool> stop_{false};
   LiveStats& live_;
   SampleHook* hook_;
-  PeriodicRecorder rec_;
+  std::unique_ptr<PeriodicRecorder> rec_;  // built by the probe's thread
   std::unique_ptr<rt::RtThread> thread_;
 };
 

@@ -5,6 +5,12 @@
 // from then, and every thread gets that same time. Set-up only: it blocks (a futex), never on a
 // measured path. If not every thread can be created, abandon() lets the others through (they
 // should then see the run's stop request).
+//
+// prepare_and_wait() first runs the thread's own set-up: a measuring thread builds its state
+// (recorder, histogram, counters) itself, on its own CPU, so the kernel places those pages on
+// that CPU's NUMA node (first touch) and each thread's state is a separate allocation. Built by
+// the suite's thread, it would all sit on that thread's node: remote memory on the measured path
+// of a big board.
 #pragma once
 
 #include <atomic>
@@ -23,6 +29,20 @@ class StartGate {
   std::int64_t arrive_and_wait() {
     barrier_.arrive_and_wait();
     return start_ns_.load(std::memory_order_acquire);
+  }
+
+  // Runs `prepare` on the calling thread, then arrives. If `prepare` throws, the thread drops
+  // out of the gate (the others are not held) and the exception propagates: RtThread records it
+  // and the run stops.
+  template <class Prepare>
+  std::int64_t prepare_and_wait(Prepare&& prepare) {
+    try {
+      prepare();
+    } catch (...) {
+      barrier_.arrive_and_drop();
+      throw;
+    }
+    return arrive_and_wait();
   }
 
   // For each thread that will never arrive (its creation failed).

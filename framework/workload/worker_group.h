@@ -40,7 +40,8 @@ struct GroupClock {
 };
 
 // A body's view of its group. Lives as long as the group runs.
-class Worker {
+// Cache-line aligned: one worker's counter never shares a line with another's.
+class alignas(64) Worker {
  public:
   Worker(int index, int cpu, LiveStats& live, const GroupClock& clock)
       : index_(index), cpu_(cpu), live_(live), clock_(clock) {}

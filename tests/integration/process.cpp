@@ -3,6 +3,10 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -53,6 +57,30 @@ ProcessResult run_rtgate(const std::vector<std::string>& args, const ProcessOpti
     dup2(err, STDERR_FILENO);
     const int devnull = open("/dev/null", O_RDONLY);
     dup2(devnull, STDIN_FILENO);
+    if (!opt.cgroup_procs.empty()) {
+      const int fd = open(opt.cgroup_procs.c_str(), O_WRONLY);
+      if (fd < 0 || write(fd, "0", 1) != 1) _exit(125);
+      close(fd);
+    }
+    if (!opt.hide_paths.empty()) {
+      const std::string blank = io.file("hidden");
+      const int fd = open(blank.c_str(), O_WRONLY | O_CREAT, 0);
+      if (fd < 0 || unshare(CLONE_NEWNS) != 0 ||
+          mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+        _exit(123);
+      }
+      close(fd);
+      for (const auto& path : opt.hide_paths) {
+        if (mount(blank.c_str(), path.c_str(), nullptr, MS_BIND, nullptr) != 0) _exit(123);
+      }
+    }
+    for (int cap : opt.drop_caps) {
+      if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0) _exit(122);
+    }
+    for (const auto& [resource, value] : opt.rlimits) {
+      const rlimit lim{.rlim_cur = value, .rlim_max = value};
+      if (setrlimit(static_cast<__rlimit_resource>(resource), &lim) != 0) _exit(124);
+    }
     if (opt.as_nobody && (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0)) {
       _exit(126);
     }

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rtgate::test {
@@ -23,6 +24,17 @@ struct ProcessOptions {
   // stdout is a pipe whose read end is already closed (`rtgate ... | head` once head has
   // exited): every write to it raises SIGPIPE / fails with EPIPE. `out` is then empty.
   bool stdout_broken_pipe = false;
+  // A cgroup's `cgroup.procs` file the child moves itself into before exec (e.g. a pids cgroup
+  // whose pids.max makes thread creation fail). Empty: none.
+  std::string cgroup_procs;
+  // Resource limits set in the child before exec, e.g. {RLIMIT_MEMLOCK, 65536}.
+  std::vector<std::pair<int, unsigned long>> rlimits;
+  // Capabilities removed from the child's bounding set, so root runs without them after exec
+  // (e.g. CAP_IPC_LOCK: mlockall is then bound by RLIMIT_MEMLOCK).
+  std::vector<int> drop_caps;
+  // Paths made inaccessible in a private mount namespace of the child: an empty mode-000 file
+  // is bind-mounted over each (with CAP_DAC_OVERRIDE dropped, root cannot open them).
+  std::vector<std::string> hide_paths;
 };
 
 ProcessResult run_rtgate(const std::vector<std::string>& args, const ProcessOptions& opt = {});

@@ -1,10 +1,15 @@
 // StartGate: the common start is fixed after the last thread arrived, however late it was created,
-// and abandon() lets the others through when one never comes.
+// abandon() lets the others through when one never comes, and prepare_and_wait() runs each
+// thread's own set-up on that thread (first touch: its NUMA node) before the start is fixed.
 #include "framework/measure/start_gate.h"
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <chrono>
+#include <new>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -37,6 +42,49 @@ TEST(StartGate, AbandonReleasesTheThreadsThatArrived) {
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   gate.abandon(2);
   t.join();
+  EXPECT_GT(start, 0);
+}
+
+TEST(StartGate, EachThreadPreparesItsOwnStateBeforeTheStartIsFixed) {
+  constexpr int kThreads = 2;
+  StartGate gate(kThreads, 0);
+  std::vector<pid_t> runner(kThreads), preparer(kThreads);
+  std::vector<std::int64_t> prepared_at(kThreads), starts(kThreads);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      const auto k = static_cast<std::size_t>(i);
+      runner[k] = gettid();
+      starts[k] = gate.prepare_and_wait([&] {
+        preparer[k] = gettid();
+        std::this_thread::sleep_for(std::chrono::milliseconds(20 * (i + 1)));
+        prepared_at[k] = monotonic_ns();
+      });
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (std::size_t k = 0; k < kThreads; ++k) {
+    EXPECT_EQ(preparer[k], runner[k]) << "the set-up runs on the thread that measures";
+    EXPECT_GE(starts[k], prepared_at[0]);
+    EXPECT_GE(starts[k], prepared_at[1]) << "the start waits for the slowest set-up";
+  }
+}
+
+TEST(StartGate, AFailedSetUpDropsOutAndLetsTheOthersStart) {
+  StartGate gate(2, 0);
+  std::int64_t start = 0;
+  std::thread ok([&] { start = gate.prepare_and_wait([] {}); });
+  bool propagated = false;
+  std::thread failing([&] {
+    try {
+      gate.prepare_and_wait([] { throw std::bad_alloc(); });
+    } catch (const std::bad_alloc&) {
+      propagated = true;
+    }
+  });
+  failing.join();
+  ok.join();  // would hang forever if the failed thread still counted
+  EXPECT_TRUE(propagated);
   EXPECT_GT(start, 0);
 }
 

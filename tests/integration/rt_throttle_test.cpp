@@ -1,0 +1,106 @@
+// RT throttling during a suite marks it contaminated, from the scheduler's own per-CPU state
+// (sched/debug), not from the kernel log's once-per-boot message: a SCHED_FIFO hog on CPU 0 that
+// uses more than sched_rt_runtime_us (950 ms of each 1 s by default) gets throttled in every
+// whole period it spans, and the result names the CPU. A run without a hog reports none.
+#include <gtest/gtest.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "framework/measure/clock.h"
+#include "framework/proc_files.h"
+#include "framework/rt/rt_checks.h"
+#include "tests/integration/process.h"
+
+namespace rtgate::test {
+namespace {
+
+// The scheduler's debug file, mounting debugfs (where systemd would) when it is not.
+std::string debug_file_or_skip_reason() {
+  const char* file = "/sys/kernel/debug/sched/debug";
+  if (access(file, R_OK) != 0 && access("/proc/sched_debug", R_OK) != 0) {
+    mount("none", "/sys/kernel/debug", "debugfs", 0, nullptr);
+  }
+  if (access(file, R_OK) != 0 && access("/proc/sched_debug", R_OK) != 0) {
+    return "no scheduler debug file (debugfs cannot be mounted)";
+  }
+  if (proc::read_int("/proc/sys/kernel/sched_rt_runtime_us", -1) < 0) {
+    return "RT throttling is disabled (sched_rt_runtime_us = -1)";
+  }
+  return "";
+}
+
+// A SCHED_FIFO 90 process spinning on CPU 0 for `seconds` (its own deadline bounds it; the
+// kernel's throttling leaves CPU 0 5% of each second meanwhile). Returns its pid.
+pid_t start_fifo_hog(double seconds) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(0, &set);
+    sched_param sp{};
+    sp.sched_priority = 90;
+    if (sched_setaffinity(0, sizeof set, &set) != 0 || sched_setscheduler(0, SCHED_FIFO, &sp) != 0) {
+      _exit(1);
+    }
+    const std::int64_t end = monotonic_ns() + static_cast<std::int64_t>(seconds * 1e9);
+    while (monotonic_ns() < end) {
+    }
+    _exit(0);
+  }
+  return pid;
+}
+
+nlohmann::json hygiene_of(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in)["suites"][0];
+}
+
+TEST(RtThrottle, AFifoHogThrottledOnCpu0ContaminatesTheSuiteAndNamesTheCpu) {
+  if (const std::string why = rt::probe_sched_fifo(); !why.empty()) GTEST_SKIP() << why;
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "needs 2 CPUs";
+  if (const std::string why = debug_file_or_skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  TempDir dir;
+  // 4.5 s of hog around a 3.5 s run: at least two whole 1 s periods of it fall inside the run.
+  const pid_t hog = start_fifo_hog(4.5);
+  ASSERT_GT(hog, 0);
+  const auto r = run_rtgate({"run", "cyclic", "-p", "cpus=1", "--duration", "3.5",
+                             "--no-progress", "-o", dir.file("r.json")});
+  kill(hog, SIGKILL);
+  waitpid(hog, nullptr, 0);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto suite = hygiene_of(dir.file("r.json"));
+  EXPECT_GE(suite["hygiene"]["rt_throttled"].get<int>(), 1) << suite["hygiene"].dump();
+  const std::string source = suite["hygiene"]["rt_throttled_source"];
+  EXPECT_EQ(source.rfind("sched/debug", 0), 0u) << source;
+  EXPECT_NE(source.find("CPU 0:"), std::string::npos) << source;
+  EXPECT_EQ(source.find("CPU 1:"), std::string::npos) << source;
+  bool named = false;
+  for (const auto& reason : suite["contaminated_reasons"]) {
+    const std::string s = reason;
+    named = named || (s.find("RT throttling") != std::string::npos &&
+                      s.find("CPU 0") != std::string::npos);
+  }
+  EXPECT_TRUE(named) << suite["contaminated_reasons"].dump();
+}
+
+TEST(RtThrottle, ARunWithoutAnRtHogSeesNoThrottling) {
+  if (const std::string why = rt::probe_sched_fifo(); !why.empty()) GTEST_SKIP() << why;
+  if (const std::string why = debug_file_or_skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  TempDir dir;
+  const auto r = run_rtgate(
+      {"run", "cyclic", "--duration", "2", "--no-progress", "-o", dir.file("r.json")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto suite = hygiene_of(dir.file("r.json"));
+  EXPECT_EQ(suite["hygiene"]["rt_throttled"].get<int>(), 0) << suite["hygiene"].dump();
+  const std::string source = suite["hygiene"]["rt_throttled_source"];
+  EXPECT_EQ(source.rfind("sched/debug, sampled every", 0), 0u) << source;
+}
+
+}  // namespace
+}  // namespace rtgate::test
