@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 ci/setup.sh
 export RTGATE_BUILD_DIR=${RTGATE_BUILD_DIR:-build}
+# The project's own CI builds with warnings as errors (RTGATE_WERROR), every configuration.
+export RTGATE_WERROR=ON
 rm -rf "$RTGATE_BUILD_DIR"
 ci/build.sh
 (cd "$RTGATE_BUILD_DIR" && ctest --output-on-failure --timeout 600 -j 1 --no-tests=error)
@@ -16,7 +18,7 @@ ci/build.sh
 # data races, and TSAN's slowdown would only blur them).
 TSAN_DIR="$RTGATE_BUILD_DIR-tsan"
 rm -rf "$TSAN_DIR"
-cmake -S . -B "$TSAN_DIR" -DRTGATE_TSAN=ON -DRTGATE_BUILD_BENCH=OFF >/dev/null
+cmake -S . -B "$TSAN_DIR" -DRTGATE_TSAN=ON -DRTGATE_WERROR=ON -DRTGATE_BUILD_BENCH=OFF >/dev/null
 cmake --build "$TSAN_DIR" --target rtgate_lock_tests -j "$(nproc)"
 cd "$TSAN_DIR"
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \

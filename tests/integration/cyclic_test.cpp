@@ -61,9 +61,14 @@ TEST(Cyclic, OneCasePerCpuWithTheExpectedNumberOfWakeups) {
     // The schedule is deterministic: every one of the 5000 periods is either measured or
     // counted as missed, exactly.
     EXPECT_EQ(count + skipped, 5000u) << c["name"];
-    // Acceptance: count within 2% of duration/interval. A VM can steal a few ms; 100 periods
-    // (100 ms of missed wakeups in 5 s) would mean a broken machine, not noise.
-    EXPECT_NEAR(static_cast<double>(count), 5000.0, 100.0) << c["name"];
+    // Acceptance: count within 2% of duration/interval, plus one period per millisecond the
+    // hypervisor stole from that CPU (time stolen from a vCPU cannot be measured in; this VM's
+    // host takes 10-27 ms at a time). Beyond that, 100 periods (100 ms of missed wakeups in
+    // 5 s) would mean a broken machine, not noise.
+    const std::string cpu = c["labels"]["cpu"];
+    const double steal_ms = suite["hygiene"]["steal_ms_per_cpu"].value(cpu, 0.0);
+    EXPECT_NEAR(static_cast<double>(count), 5000.0, 100.0 + steal_ms)
+        << c["name"] << ", " << steal_ms << " ms stolen";
     const auto& s = (*lat)["summary"];
     EXPECT_LE(s["min"].get<std::uint64_t>(), s["p50"].get<std::uint64_t>());
     EXPECT_LE(s["p50"].get<std::uint64_t>(), s["p99"].get<std::uint64_t>());
