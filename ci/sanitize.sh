@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # The unit and integration tests in an ASan + UBSan build (label asan), then a few seconds of each
-# fuzz target (tests/fuzz). Not yet called by ci/test.sh: their first complete run on this
-# machine kind has not been seen to pass; once it has, ci/test.sh calls this script.
+# fuzz target (tests/fuzz). ci/test.sh ends with it; it also runs on its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
