@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "cli/commands.h"
+#include "cli/version.h"
 #include "framework/selection.h"
 #include "framework/signals.h"
 
@@ -62,7 +63,7 @@ int main(int argc, char** argv) {
   using namespace rtgate::cli;
   rtgate::survive_sigpipe();
   CLI::App app{"rtgate: real-time latency regression tests for Linux", "rtgate"};
-  app.set_version_flag("--version", RTGATE_VERSION);
+  app.set_version_flag("--version", version_text());
   app.require_subcommand(1);
   app.footer(
       "Exit codes: 0 ok, 1 regression or failed suite, 2 usage or input error, 3 inconclusive,\n"

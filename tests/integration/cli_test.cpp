@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -13,6 +14,33 @@ namespace rtgate::test {
 namespace {
 
 bool single_line(const std::string& s) { return !s.empty() && s.find('\n') == s.size() - 1; }
+
+// The output of `cmd` (its first line), or "" when it fails.
+std::string first_line_of(const std::string& cmd) {
+  std::string out;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[256];
+    if (fgets(buf, sizeof buf, p) != nullptr) out = buf;
+    if (pclose(p) != 0) out.clear();
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return out;
+}
+
+// --version names the git revision the binary was built from (the tree's HEAD, as `git
+// describe` abbreviates it), so a lab board's result can be traced to its source.
+TEST(Cli, VersionNamesTheGitRevisionItWasBuiltFrom) {
+  const auto r = run_rtgate({"--version"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("rtgate " RTGATE_VERSION " (git ", 0), 0u) << r.out;
+  const std::string head =
+      first_line_of("git -C '" RTGATE_SOURCE_DIR "' rev-parse --short=12 HEAD 2>/dev/null");
+  if (head.empty()) {
+    EXPECT_NE(r.out.find("(git unknown)"), std::string::npos) << r.out;
+  } else {
+    EXPECT_NE(r.out.find(head), std::string::npos) << "HEAD " << head << ": " << r.out;
+  }
+}
 
 TEST(Cli, ListShowsCyclicWithTags) {
   const auto r = run_rtgate({"list"});
