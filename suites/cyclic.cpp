@@ -2,9 +2,9 @@
 //
 // One thread per selected CPU, born SCHED_FIFO (or RR/OTHER) with its affinity. Each sleeps to an
 // absolute CLOCK_MONOTONIC deadline and records latency = wakeup - deadline. When a wakeup comes
-// a whole period late or more, the periods that already passed are counted as missed (cyclictest
-// sleeps to them anyway and reports nothing) and the schedule skips to the next future period,
-// so one stall is one sample, not a burst of catch-up wakeups at zero latency.
+// a whole period late or more, the schedule skips to the next future period as cyclictest's does
+// (one stall is one sample), and the periods that already passed are counted as missed, which
+// cyclictest does not report.
 #include <algorithm>
 #include <memory>
 #include <optional>

@@ -3,8 +3,9 @@
 // Given the deadline it slept to and the time it woke, it records the latency, counts overruns
 // (a wakeup a whole period late or more) and the periods they swallowed, keeps per-block maxima
 // for the gate, publishes live figures, and returns the next deadline. When a wakeup is late by
-// k periods, the k deadlines that already passed are counted as missed and skipped: sleeping to
-// them would return at once and record k bogus near-zero latencies (cyclictest's behaviour).
+// k periods, the k deadlines that already passed are skipped (sleeping to them would return at
+// once and record k bogus near-zero latencies; cyclictest skips them too) and counted as missed
+// (which cyclictest does not report).
 //
 // Everything is allocated in the constructor; on_wakeup() neither allocates nor locks. Build it
 // on the thread that records (its CPU's NUMA node by first touch).
