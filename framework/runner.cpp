@@ -118,8 +118,9 @@ std::optional<SuiteResult> run_once(const SelectedSuite& sel, const RunOptions& 
     }
   } restore{allowed, know_allowed};
   int polls = 0;
-  const auto wait = std::min<std::chrono::nanoseconds>(
-      kPoll, std::chrono::nanoseconds(throttle.active() ? throttle.interval_ns() : kPoll.count()));
+  // (kPoll, or the throttle watch's sampling interval when that is shorter.)
+  std::chrono::nanoseconds wait = kPoll;
+  if (throttle.active()) wait = std::min(wait, std::chrono::nanoseconds(throttle.interval_ns()));
   throttle.poll();
   while (done.wait_for(wait) != std::future_status::ready) {
     throttle.poll();

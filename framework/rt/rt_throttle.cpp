@@ -19,15 +19,11 @@ constexpr std::int64_t kBackoff = 100;
 // Episodes are inferred between samples at most this many intervals apart.
 constexpr std::int64_t kMaxInferenceGap = 4;
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
+using proc::trim;
 
 bool to_double(std::string_view s, double* out) {
-  const std::string copy(trim(s));  // strtod: std::from_chars for double is not in g++ 12's
-  if (copy.empty()) return false;   // libstdc++ for every target; this is not a hot path
+  const std::string copy = trim(s);  // strtod: std::from_chars for double is not in g++ 12's
+  if (copy.empty()) return false;    // libstdc++ for every target; this is not a hot path
   char* end = nullptr;
   *out = std::strtod(copy.c_str(), &end);
   return end == copy.c_str() + copy.size();
@@ -43,7 +39,7 @@ bool parse_header(std::string_view line, RtRqState* s) {
   const auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), cpu);
   if (ec != std::errc() || p != num.data() + num.size() || cpu < 0) return false;
   s->cpu = cpu;
-  s->group = std::string(trim(line.substr(close + 2)));
+  s->group = trim(line.substr(close + 2));
   return true;
 }
 
@@ -72,11 +68,11 @@ std::vector<RtRqState> parse_rt_rqs(std::string_view text) {
       continue;
     }
     if (!in) continue;
-    const std::string_view field = trim(line);
+    const std::string field = trim(line);
     const std::size_t colon = field.find(':');
     if (colon == std::string_view::npos) continue;
-    const std::string_view key = trim(field.substr(0, colon));
-    const std::string_view value = field.substr(colon + 1);
+    const std::string key = trim(std::string_view(field).substr(0, colon));
+    const std::string_view value = std::string_view(field).substr(colon + 1);
     double v = 0;
     if (!to_double(value, &v)) continue;
     if (key == ".rt_throttled") {

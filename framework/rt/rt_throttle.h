@@ -81,7 +81,6 @@ class RtThrottleWatch {
   std::int64_t interval_ns_ = 50'000'000;
   std::int64_t base_interval_ns_ = 20'000'000;
   std::int64_t next_poll_ns_ = 0;
-  std::string buffer_;
   std::map<std::string, Last> last_;  // by "cpu/group"
   std::map<int, std::int64_t> events_;
 };

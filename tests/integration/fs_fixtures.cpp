@@ -22,6 +22,8 @@ std::string read_all(const std::string& path) {
   return ss.str();
 }
 
+nlohmann::json read_json(const std::string& path) { return nlohmann::json::parse(read_all(path)); }
+
 void write_all(const std::string& path, const std::string& content) {
   std::ofstream(path) << content;
 }

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 
@@ -13,6 +14,8 @@ namespace rtgate::test {
 
 std::string read_all(const std::string& path);
 void write_all(const std::string& path, const std::string& content);
+// The JSON document in `path` (a result rtgate wrote); throws when it is missing or malformed.
+nlohmann::json read_json(const std::string& path);
 // lstat's file type: 'f' regular, 'l' symlink, 'c' char device, 'p' FIFO, 'd' dir, 'b' block
 // device, '-' missing.
 char node_type(const std::string& path);

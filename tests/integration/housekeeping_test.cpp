@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "framework/rt/rt_checks.h"
+#include "tests/integration/fs_fixtures.h"
 #include "tests/integration/process.h"
 
 namespace rtgate::test {
@@ -56,8 +57,7 @@ TEST(Housekeeping, WatchdogAndRunnerLeaveTheMeasuredCpu) {
   EXPECT_EQ(seen["rtgate-watchdog"], "0");
   EXPECT_EQ(seen["main"], "0") << "the runner's (main) thread";
   EXPECT_EQ(seen["rtgate-cyc1"], "1");
-  std::ifstream in(dir.file("r.json"));
-  const auto doc = nlohmann::json::parse(in);
+  const auto doc = read_json(dir.file("r.json"));
   EXPECT_FALSE(doc["environment"]["extra"].contains("housekeeping_cpus"));
 }
 
@@ -67,8 +67,7 @@ TEST(Housekeeping, ARunOnEveryCpuSaysThereWasNone) {
   const auto r = run_rtgate(
       {"run", "cyclic", "--duration", "1", "--no-progress", "-o", dir.file("r.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::ifstream in(dir.file("r.json"));
-  const auto doc = nlohmann::json::parse(in);
+  const auto doc = read_json(dir.file("r.json"));
   const std::string note = doc["environment"]["extra"].value("housekeeping_cpus", "");
   EXPECT_EQ(note.rfind("none: cyclic measures on every allowed CPU", 0), 0u) << note;
 }

@@ -8,19 +8,18 @@
 #include <signal.h>
 
 #include <chrono>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "framework/rt/rt_checks.h"
+#include "tests/integration/fs_fixtures.h"
 #include "tests/integration/process.h"
 
 namespace rtgate::test {
 namespace {
 
 double metric_of(const std::string& path, const std::string& metric, bool* complete) {
-  std::ifstream in(path);
-  const auto doc = nlohmann::json::parse(in);
+  const auto doc = read_json(path);
   *complete = doc["complete"];
   for (const auto& m : doc["suites"][0]["cases"][0]["metrics"]) {
     if (m["name"] == metric) return m["samples"][0];

@@ -9,12 +9,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "framework/measure/clock.h"
 #include "framework/proc_files.h"
 #include "framework/rt/rt_checks.h"
+#include "tests/integration/fs_fixtures.h"
 #include "tests/integration/process.h"
 
 namespace rtgate::test {
@@ -57,8 +57,7 @@ pid_t start_fifo_hog(double seconds) {
 }
 
 nlohmann::json hygiene_of(const std::string& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in)["suites"][0];
+  return read_json(path)["suites"][0];
 }
 
 TEST(RtThrottle, AFifoHogThrottledOnCpu0ContaminatesTheSuiteAndNamesTheCpu) {

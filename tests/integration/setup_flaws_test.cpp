@@ -8,10 +8,10 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "framework/rt/rt_checks.h"
+#include "tests/integration/fs_fixtures.h"
 #include "tests/integration/process.h"
 
 namespace rtgate::test {
@@ -31,8 +31,7 @@ TEST(SetupFlaws, WithoutMlockallAndTheDmaLatencyHoldTheSuiteIsContaminated) {
        .drop_caps = {CAP_IPC_LOCK, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH},
        .hide_paths = {"/dev/cpu_dma_latency"}});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::ifstream in(dir.file("r.json"));
-  const auto doc = nlohmann::json::parse(in);
+  const auto doc = read_json(dir.file("r.json"));
   const auto& suite = doc["suites"][0];
   ASSERT_EQ(suite["status"], "passed") << suite.dump();
   EXPECT_TRUE(suite["contaminated"].get<bool>());
@@ -55,8 +54,7 @@ TEST(SetupFlaws, AsRootNeitherFlawIsReported) {
   const auto r = run_rtgate(
       {"run", "cyclic", "--duration", "1", "--no-progress", "-o", dir.file("r.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::ifstream in(dir.file("r.json"));
-  const auto doc = nlohmann::json::parse(in);
+  const auto doc = read_json(dir.file("r.json"));
   for (const auto& reason : doc["suites"][0]["contaminated_reasons"]) {
     const std::string s = reason;
     EXPECT_NE(s.rfind("mlockall failed", 0), 0u) << s;
