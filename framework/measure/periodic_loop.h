@@ -57,7 +57,7 @@ class PeriodicLoop {
       const std::int64_t deadline = next;
       sleep_until_ns(deadline);
       const std::int64_t woke = monotonic_ns();
-      next = rec_.on_wakeup(deadline, woke);
+      next = rec_.on_wakeup(deadline, woke, end_ns);
       if (hook_ != nullptr && !hook_->on_sample(live_, deadline, woke - deadline)) [[unlikely]] {
         broke_ = true;
         break;

@@ -33,8 +33,10 @@ class alignas(64) PeriodicRecorder {
 
   void start(std::int64_t start_ns) { block_end_ = start_ns + block_ns_; }
 
-  // Returns the next deadline.
-  std::int64_t on_wakeup(std::int64_t deadline_ns, std::int64_t now_ns) noexcept {
+  // Returns the next deadline. Only deadlines up to `end_ns` (the loop's last) count as missed:
+  // a late last wakeup does not add periods the run never had.
+  std::int64_t on_wakeup(std::int64_t deadline_ns, std::int64_t now_ns,
+                         std::int64_t end_ns = std::numeric_limits<std::int64_t>::max()) noexcept {
     const std::int64_t lat = now_ns - deadline_ns;
     hist_.record(lat);
     ++samples_;
@@ -44,7 +46,9 @@ class alignas(64) PeriodicRecorder {
     if (lat >= interval_ns_) [[unlikely]] {
       ++overruns_;
       const std::int64_t skipped = lat / interval_ns_;
-      missed_ += static_cast<std::uint64_t>(skipped);
+      if (next <= end_ns) {
+        missed_ += static_cast<std::uint64_t>(std::min(skipped, (end_ns - next) / interval_ns_ + 1));
+      }
       next += skipped * interval_ns_;
     }
     ++block_samples_;

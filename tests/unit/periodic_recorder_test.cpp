@@ -44,6 +44,20 @@ TEST(PeriodicRecorder, ALateWakeupSkipsThePeriodsItSwallowed) {
   EXPECT_EQ(r.missed_periods(), 4u);
 }
 
+// A late wakeup near the end of the run counts only the deadlines the run still had: due at
+// 9 ms of a run ending at 10 ms, woken at 12.5 ms, it missed the 10 ms deadline, not 11 and 12.
+TEST(PeriodicRecorder, MissedPeriodsStopAtTheEndOfTheRun) {
+  LiveStats live("t");
+  PeriodicRecorder r(kMs, 1000 * kMs, 10, live);
+  r.start(0);
+  EXPECT_EQ(r.on_wakeup(9 * kMs, 12 * kMs + kMs / 2, 10 * kMs), 13 * kMs);
+  EXPECT_EQ(r.missed_periods(), 1u);
+  // The last deadline itself late by two periods: nothing left to miss.
+  r.on_wakeup(10 * kMs, 12 * kMs + kMs / 2, 10 * kMs);
+  EXPECT_EQ(r.missed_periods(), 1u);
+  EXPECT_EQ(r.overruns(), 2u);
+}
+
 TEST(PeriodicRecorder, BlockMaximaArePerBlockAndBounded) {
   LiveStats live("t");
   PeriodicRecorder r(kMs, 10 * kMs, 3, live);  // 10 periods a block, room for 3 blocks
