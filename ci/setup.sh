@@ -16,6 +16,8 @@ PACKAGES=(
   prometheus prometheus-pushgateway curl   # real servers and promtool for the integration tests
   libtracefs-dev libtraceevent-dev trace-cmd  # --trace: private tracefs instances (trace-cmd: tests)
   clang-14 libfuzzer-14-dev        # fuzz targets (tests/fuzz, ci/fuzz.sh)
+  dpkg-dev help2man man-db lintian # the .deb (CPack), its man page from --help, its checks
+  lava-common python3-yaml         # LAVA test definition: schema validation, YAML in tests
 )
 
 missing=()

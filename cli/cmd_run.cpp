@@ -23,7 +23,38 @@ struct RunCmdArgs {
   bool until_decided = false;
   int max_runs = 20;
   std::string budget;
+  bool dry_run = false;
 };
+
+// --dry-run: what would run, after every check a real run makes before it starts.
+int print_plan(const RunCmdArgs& args, const Prepared& p) {
+  const RunOptions& opt = p.options;
+  std::printf("dry run: %zu suite%s, %d run%s each, %g s per run\n", p.selection.size(),
+              p.selection.size() == 1 ? "" : "s", opt.runs, opt.runs == 1 ? "" : "s",
+              opt.duration_s);
+  for (const SelectedSuite& s : p.selection) {
+    std::string line = std::string("  ") + s.suite->name.value;
+    for (const ParamSpec& spec : s.suite->params) {
+      line += " " + spec.name + "=" + spec.format(s.params.values().at(spec.name));
+    }
+    if (s.suite->fixed_work) line += "  (fixed work: not bounded by --duration)";
+    std::printf("%s\n", line.c_str());
+  }
+  const auto out = [](const char* what, const std::string& path) {
+    if (!path.empty()) std::printf("  %s: %s\n", what, path.c_str());
+  };
+  out("result JSON", args.run.output);
+  out("JUnit", args.gate.junit_path);
+  out("baseline", args.baseline);
+  out("policy", args.gate.policy_path);
+  out("textfile dir", args.run.textfile_dir);
+  out("push", args.run.push_url);
+  if (args.until_decided) {
+    std::printf("  until decided: at most %d runs of a suite%s\n", args.max_runs,
+                args.budget.empty() ? "" : (", within " + args.budget).c_str());
+  }
+  return kExitOk;
+}
 
 int run_command(const RunCmdArgs& args) {
   const std::int64_t started = monotonic_ns();
@@ -53,6 +84,8 @@ int run_command(const RunCmdArgs& args) {
     // something there); the current side is checked again after the run.
     if (!(policy = load_gate_policy(*baseline, *baseline, args.gate))) return kExitUsage;
   }
+
+  if (args.dry_run) return print_plan(args, p);
 
   const std::atomic<bool>& interrupt = install_interrupt_handler();
   const std::string trace_dir = trace_dir_of(a);
@@ -171,6 +204,9 @@ void add_run(CLI::App& app, int& exit_code) {
   cmd->add_option("--budget", a->budget,
                   "with --until-decided: wall time for the whole run, e.g. 5m (no round starts "
                   "that would not fit)");
+  cmd->add_flag("--dry-run", a->dry_run,
+                "check everything (selection, parameters, outputs, baseline, policy), print "
+                "what would run and exit 0, or 2 on bad input");
   cmd->callback([a, &exit_code] { exit_code = run_command(*a); });
 }
 

@@ -99,14 +99,13 @@ void pair_cases(const SuiteResult& bs, const SuiteResult& cs, const Policy& poli
 }
 
 // Interference from outside the system under test, as the gate counts it: user-space RT threads
-// of other processes, RT throttling, and CPU steal above kStealShare of the suite's CPU time.
+// of other processes, RT throttling, and CPU steal above the policy's max_steal_pct of the
+// suite's CPU time.
 // Missed periods are not on the list: they are what the kernel under test did, and they are
 // gated as event counts. The hygiene flags steal from 1 ms on (a note for people); a VM steals a
 // few ms in every run, and calling that contamination would leave nothing to judge on a VM, so
-// the gate draws the line where steal can move a percentile: 1% of the CPU time.
-constexpr double kStealShare = 0.01;
-
-std::string interference(const SuiteResult& s) {
+// the gate draws the line where steal can move a percentile: 1% of the CPU time by default.
+std::string interference(const SuiteResult& s, double max_steal_pct) {
   std::string out;
   auto add = [&](const std::string& r) { out += (out.empty() ? "" : "; ") + r; };
   for (const ForeignRtThread& t : s.hygiene.foreign_rt_threads) {
@@ -120,7 +119,7 @@ std::string interference(const SuiteResult& s) {
   const double cpu_ms =
       s.duration_s * 1000 *
       static_cast<double>(std::max<std::size_t>(1, s.hygiene.steal_ms_per_cpu.size()));
-  if (cpu_ms > 0 && s.hygiene.steal_ms > kStealShare * cpu_ms) {
+  if (cpu_ms > 0 && s.hygiene.steal_ms > max_steal_pct / 100 * cpu_ms) {
     add(fmt::num(s.hygiene.steal_ms) + " ms of CPU steal (" +
         fmt::num(100 * s.hygiene.steal_ms / cpu_ms) + "% of the suite's CPU time)");
   }
@@ -153,7 +152,7 @@ void finish_suite(const SuiteResult& bs, const SuiteResult& cs, const Policy& po
   }
   if (!policy.allow_contaminated) {
     for (const auto& [side, s] : {std::pair{"baseline", &bs}, std::pair{"current", &cs}}) {
-      const std::string why = interference(*s);
+      const std::string why = interference(*s, policy.max_steal_pct);
       if (!why.empty()) undecide(out, std::string("the ") + side + " run was disturbed: " + why);
     }
   }

@@ -174,6 +174,8 @@ Policy policy_of(const YAML::Node& root, const std::string& origin) {
       p.allow_env_mismatch = boolean(origin, v, k);
     } else if (k == "allow_contaminated") {
       p.allow_contaminated = boolean(origin, v, k);
+    } else if (k == "max_steal_pct") {
+      p.max_steal_pct = number(origin, v, k, 0, 100, "a percentage in [0, 100]");
     } else if (k == "seed") {
       try {
         p.seed = v.as<std::uint64_t>();
@@ -203,7 +205,7 @@ Policy policy_of(const YAML::Node& root, const std::string& origin) {
                "' (known: alpha, alpha_scope, family_size, noise_floor_pct, "
                "latency_noise_floor_pct, max_noise_floor_pct, count_floor_per_run, judge_max, "
                "max_baseline_cv_pct, quantiles, latency_min_runs, allow_env_mismatch, "
-               "allow_contaminated, seed, bootstrap_resamples, "
+               "allow_contaminated, max_steal_pct, seed, bootstrap_resamples, "
                "budgets_ns, metrics)");
     }
   }

@@ -76,6 +76,7 @@ quantiles: [0.99, 0.999, 0.9999]
 latency_min_runs: 4
 allow_env_mismatch: true
 allow_contaminated: true
+max_steal_pct: 12.5
 seed: 42
 bootstrap_resamples: 500
 budgets_ns:
@@ -90,6 +91,7 @@ metrics:
   EXPECT_EQ(p.latency_min_runs, 4);
   EXPECT_TRUE(p.allow_env_mismatch);
   EXPECT_TRUE(p.allow_contaminated);
+  EXPECT_EQ(p.max_steal_pct, 12.5);
   EXPECT_EQ(p.seed, 42u);
   EXPECT_EQ(p.bootstrap_resamples, 500);
   EXPECT_EQ(p.budgets_ns.at("cyclic/wakeup_latency"), 100000);
@@ -111,6 +113,8 @@ TEST(GatePolicy, ErrorsAreOneLineWithTheLine) {
             0u);
   EXPECT_EQ(error_of("alpha: 2\n"), "gate.yaml:1: alpha must be in (0, 0.5]");
   EXPECT_EQ(error_of("alpha: high\n"), "gate.yaml:1: alpha must be a number");
+  EXPECT_EQ(error_of("max_steal_pct: 101\n"),
+            "gate.yaml:1: max_steal_pct must be a percentage in [0, 100]");
   EXPECT_NE(error_of("quantiles: [0.99, 1.5]\n").find("quantiles in (0, 1)"), std::string::npos);
   EXPECT_NE(error_of("quantiles: []\n").find("non-empty"), std::string::npos);
   EXPECT_NE(error_of("budgets_ns:\n  cyclic/x: -1\n").find("positive"), std::string::npos);

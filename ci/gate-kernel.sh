@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Gate a kernel change on this board: run a named selection, gate it against the last good
+# result of the same host, selection and parameters, write the artifacts a CI job keeps, push to
+# Prometheus when asked, and store the new result as the next baseline when it passed.
+#
+#   ci/gate-kernel.sh [OPTIONS] [--] SELECTOR... [-p KEY=VALUE]... [RTGATE RUN OPTIONS]
+#
+# Everything after the options (or after --) goes to `rtgate run` as given: selectors, -p,
+# --cpus, --load, --trace ... and it is part of what makes two results comparable.
+#
+#   --baseline FILE          gate against this result
+#   --baseline-dir DIR       gate against the newest result stored in DIR for this host,
+#                            selection and parameters (and store the new one there when it passes)
+#   --baseline-kernel REL    with --baseline-dir: the newest of that kernel_release only
+#   --artifacts DIR          where result.json, junit.xml and rtgate.prom go (default: artifacts)
+#   --duration S, --runs N   as `rtgate run` (defaults 30 and 3)
+#   --until-decided          run until every gated metric is decided (with --max-runs, --budget)
+#   --max-runs N, --budget T as `rtgate run --until-decided`
+#   --policy FILE            gate policy
+#   --push URL               push the result to a Pushgateway
+#   --rtgate PATH            the rtgate binary (default: rtgate on PATH, else build/rtgate)
+#   --store-inconclusive     also store a result whose gate was inconclusive (exit 3); by default
+#                            only a passed one becomes the next baseline, so that a slow drift
+#                            that is never decided cannot creep into the baseline
+#   --dry-run                check everything (rtgate run --dry-run) and print the commands
+#
+# Baselines are stored as DIR/<host>/<key>/<kernel_release>/<UTC time>.json, where <key> names
+# the selection and parameters (a hash of them, with the readable form in DIR/<host>/<key>/KEY).
+# Exit code: the gate's (0 passed, 1 regressed or a suite failed, 2 bad input, 3 inconclusive,
+# 4 cannot run what was required); with no baseline yet, the run's own, and a passed run becomes
+# the first baseline.
+set -euo pipefail
+
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
+die() { echo "gate-kernel.sh: $*" >&2; exit 2; }
+
+baseline="" baseline_dir="" baseline_kernel="" artifacts="artifacts" duration=30 runs=3
+until_decided=0 max_runs="" budget="" policy="" push="" rtgate="" dry_run=0 store_inconclusive=0
+selection=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --baseline) baseline=${2:?}; shift 2 ;;
+    --baseline-dir) baseline_dir=${2:?}; shift 2 ;;
+    --baseline-kernel) baseline_kernel=${2:?}; shift 2 ;;
+    --artifacts) artifacts=${2:?}; shift 2 ;;
+    --duration) duration=${2:?}; shift 2 ;;
+    --runs) runs=${2:?}; shift 2 ;;
+    --until-decided) until_decided=1; shift ;;
+    --max-runs) max_runs=${2:?}; shift 2 ;;
+    --budget) budget=${2:?}; shift 2 ;;
+    --policy) policy=${2:?}; shift 2 ;;
+    --push) push=${2:?}; shift 2 ;;
+    --rtgate) rtgate=${2:?}; shift 2 ;;
+    --store-inconclusive) store_inconclusive=1; shift ;;
+    --dry-run) dry_run=1; shift ;;
+    -h|--help) usage; exit 0 ;;
+    --) shift; selection+=("$@"); break ;;
+    -*) die "unknown option $1 (rtgate run's own options go after the selection, or after --)" ;;
+    *) selection+=("$@"); break ;;
+  esac
+done
+[ ${#selection[@]} -gt 0 ] || die "no selection given (e.g. cyclic 'lock.*' tag:smoke)"
+[ -z "$baseline" ] || [ -z "$baseline_dir" ] || die "--baseline and --baseline-dir exclude each other"
+[ -z "$baseline_kernel" ] || [ -n "$baseline_dir" ] || die "--baseline-kernel needs --baseline-dir"
+[ -z "$baseline" ] || [ -f "$baseline" ] || die "--baseline $baseline: no such file"
+if [ -z "$rtgate" ]; then
+  rtgate=$(command -v rtgate || true)
+  [ -n "$rtgate" ] || rtgate="$(dirname "$0")/../build/rtgate"
+fi
+[ -x "$rtgate" ] || die "no rtgate binary (looked for $rtgate; use --rtgate PATH)"
+
+host=$(hostname)
+kernel=$(uname -r)
+# The key: what makes two results comparable besides the host (selection, parameters, duration
+# and runs as given).
+key_text="${selection[*]} --duration $duration --runs $runs"
+key=$(printf '%s' "$key_text" | sha256sum | cut -c1-16)
+
+if [ -n "$baseline_dir" ]; then
+  # The newest stored result (names are UTC timestamps, so they sort by time), of any kernel or
+  # of the one asked for; none leaves $baseline empty.
+  shopt -s nullglob
+  stored=("$baseline_dir/$host/$key"/${baseline_kernel:-*}/*.json)
+  shopt -u nullglob
+  if [ ${#stored[@]} -gt 0 ]; then
+    baseline=$(for f in "${stored[@]}"; do printf '%s\t%s\n' "${f##*/}" "$f"; done |
+               sort -r | head -1 | cut -f2)
+  fi
+fi
+
+mkdir -p "$artifacts"
+args=(run "${selection[@]}" --duration "$duration" --runs "$runs" --no-progress
+      -o "$artifacts/result.json" --junit "$artifacts/junit.xml" --textfile "$artifacts")
+[ -z "$push" ] || args+=(--push "$push")
+if [ -n "$baseline" ]; then
+  args+=(--baseline "$baseline")
+  [ -z "$policy" ] || args+=(--policy "$policy")
+  if [ "$until_decided" = 1 ]; then
+    args+=(--until-decided)
+    [ -z "$max_runs" ] || args+=(--max-runs "$max_runs")
+    [ -z "$budget" ] || args+=(--budget "$budget")
+  fi
+  echo "gate-kernel.sh: $host, kernel $kernel, against $baseline" >&2
+else
+  echo "gate-kernel.sh: $host, kernel $kernel: no baseline yet; this run becomes the first" >&2
+fi
+store="$baseline_dir/$host/$key/$kernel"
+if [ "$dry_run" = 1 ]; then
+  # rtgate checks the selection, parameters, files and flags as a real run would, and says what
+  # it would run; nothing is measured or stored.
+  printf '%q ' "$rtgate" "${args[@]}"; echo
+  code=0
+  "$rtgate" "${args[@]}" --dry-run || code=$?
+  [ -z "$baseline_dir" ] || echo "on exit 0: store $artifacts/result.json in $store/"
+  exit "$code"
+fi
+
+# Evidence from an earlier job in the same folder must not pass for this one's.
+rm -f "$artifacts/result.json" "$artifacts/junit.xml" "$artifacts/rtgate.prom"
+code=0
+"$rtgate" "${args[@]}" || code=$?
+
+if [ -n "$baseline_dir" ] && { [ "$code" = 0 ] || { [ "$code" = 3 ] && [ "$store_inconclusive" = 1 ]; }; }; then
+  stamp=$(date -u +%Y%m%dT%H%M%S.%NZ)
+  mkdir -p "$store"
+  printf '%s\n' "$key_text" > "$baseline_dir/$host/$key/KEY"
+  # Atomically: a half-copied file must never be the newest baseline.
+  cp "$artifacts/result.json" "$store/.$stamp.json.tmp"
+  mv "$store/.$stamp.json.tmp" "$store/$stamp.json"
+  echo "gate-kernel.sh: stored as the new baseline: $store/$stamp.json" >&2
+elif [ -n "$baseline_dir" ]; then
+  echo "gate-kernel.sh: exit $code: not stored as a baseline" >&2
+fi
+exit "$code"
