@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Quick start 2: set up, build from scratch, and run the whole test suite through ctest:
-# the normal build (unit, integration, locks, and the unit tests again as nobody), then the
+# the normal build (unit, integration, locks, e2e, and the unit tests again as nobody), its .deb
+# (ci/deb.sh: lintian, install, run, purge), then the
 # lock tests in a ThreadSanitizer build (label tsan), then ci/sanitize.sh: the unit and
 # integration tests in an ASan + UBSan build (label asan) and a few seconds of each fuzz target.
 set -euo pipefail
@@ -13,6 +14,9 @@ export RTGATE_WERROR=ON
 rm -rf "$RTGATE_BUILD_DIR"
 ci/build.sh
 (cd "$RTGATE_BUILD_DIR" && ctest --output-on-failure --timeout 600 -j 1 --no-tests=error)
+
+# The .deb of this build: lintian clean of errors, installed with apt-get, run, purged.
+ci/deb.sh "$RTGATE_BUILD_DIR"
 
 # ThreadSanitizer: the lock correctness tests only (the PI-timing tests measure the kernel, not
 # data races, and TSAN's slowdown would only blur them).

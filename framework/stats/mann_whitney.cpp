@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <boost/math/distributions/normal.hpp>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 namespace rtgate::stats {
@@ -11,7 +15,7 @@ namespace {
 // counts[u] = number of orderings of m x's and n y's whose U is u. The largest of the m + n
 // values is either an x, which beats all n y's (c(m-1, n, u-n)), or a y, which beats nothing
 // (c(m, n-1, u)). rows[j] holds c(i, j, .) for the row i being built.
-std::vector<double> exact_counts(std::size_t m, std::size_t n) {
+std::vector<double> compute_exact_counts(std::size_t m, std::size_t n) {
   std::vector<std::vector<double>> rows(n + 1, std::vector<double>{1.0});
   for (std::size_t i = 1; i <= m; ++i) {
     for (std::size_t j = 1; j <= n; ++j) {
@@ -24,6 +28,18 @@ std::vector<double> exact_counts(std::size_t m, std::size_t n) {
     }
   }
   return rows[n];
+}
+
+// The table depends on (m, n) only, and a gate asks for the same few sizes over and over (every
+// metric of every look of --until-decided, every trial of the calibration): each is computed
+// once per process. Sizes are below kMannWhitneyExactLimit, so the cache stays small.
+const std::vector<double>& exact_counts(std::size_t m, std::size_t n) {
+  static std::mutex mutex;
+  static std::map<std::pair<std::size_t, std::size_t>, std::unique_ptr<std::vector<double>>> cache;
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto& slot = cache[{m, n}];
+  if (!slot) slot = std::make_unique<std::vector<double>>(compute_exact_counts(m, n));
+  return *slot;
 }
 
 // P(U <= u) and P(U >= u), each summed over its own tail so a tiny tail keeps its precision.
