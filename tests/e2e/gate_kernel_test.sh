@@ -4,12 +4,13 @@
 #   2. a candidate under injected load (two nice -20 busy loops, one per CPU: a "kernel" that
 #      takes the CPU from the workload) exits 1, with a JUnit file naming the regressed metric
 #      and an artifacts folder holding the JSON, the JUnit and the .prom; it is not stored;
-#   3. a candidate without load exits 0, or 3 with the reason (this VM's noise may leave the
-#      data unable to tell), and with --store-inconclusive becomes the new baseline;
+#   3. a candidate without load, under the default policy, exits 0, or 3 with the reason (on
+#      this VM: the steal that policy calls interference), and with --store-inconclusive becomes
+#      the new baseline;
 #   4. without --store-inconclusive an inconclusive result is not stored (a stub rtgate that
 #      exits 3), and --dry-run checks the flags through `rtgate run --dry-run`, measuring and
 #      storing nothing.
-# About 25 s. Needs root for SCHED_FIFO (cyclic); skips (77) otherwise.
+# About 30 s. Needs root for SCHED_FIFO (cyclic); skips (77) otherwise.
 #   tests/e2e/gate_kernel_test.sh RTGATE SOURCE_DIR
 set -euo pipefail
 RTGATE=$(realpath "$1")
@@ -27,12 +28,16 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 stored() { find "$T/base" -name '*.json' | wc -l; }
 
-SEL=(cyclic lock.throughput -p locks=pi_mutex -p threads=1)
+# lock.throughput only: cyclic's overruns and missed periods on this VM follow its CPU steal,
+# which differs from run to run by more than the gate's floors (a CI run judged an unloaded
+# cyclic "regressed" on overruns, 24 -> 37 a run, once steal was accepted below).
+SEL=(lock.throughput -p locks=pi_mutex -p threads=1)
 # This VM loses 5-10% of its CPU time to steal in every run; the default policy calls more than
-# 1% interference and leaves every verdict inconclusive. The demo accepts it, as a lab on VMs
-# would, knowingly (max_steal_pct); foreign RT threads and throttling still count.
+# 1% interference and leaves every verdict inconclusive. The loaded candidate is judged under a
+# policy that accepts it, as a lab on VMs would, knowingly (max_steal_pct); foreign RT threads
+# and throttling still count.
 printf 'max_steal_pct: 50\n' > "$T/policy.yaml"
-common=(--rtgate "$RTGATE" --baseline-dir "$T/base" --duration 1 --runs 5 --policy "$T/policy.yaml")
+common=(--rtgate "$RTGATE" --baseline-dir "$T/base" --duration 1 --runs 5)
 
 echo "== 1. baseline"
 code=0
@@ -47,7 +52,8 @@ for cpu in $(seq 0 $(($(nproc) - 1))); do
   hogs+=($!)
 done
 code=0
-"$GK" "${common[@]}" --artifacts "$T/a1" -- "${SEL[@]}" > "$T/2.log" 2>&1 || code=$?
+"$GK" "${common[@]}" --policy "$T/policy.yaml" --artifacts "$T/a1" -- "${SEL[@]}" \
+  > "$T/2.log" 2>&1 || code=$?
 for p in "${hogs[@]}"; do kill "$p"; done
 hogs=()
 [ "$code" = 1 ] || { cat "$T/2.log"; fail "the loaded candidate exited $code, not 1"; }
@@ -105,7 +111,7 @@ code=0
 "$GK" "${common[@]}" --dry-run --until-decided --budget 5m --artifacts "$T/a4" -- "${SEL[@]}" \
   > "$T/5.log" 2>&1 || code=$?
 [ "$code" = 0 ] || { cat "$T/5.log"; fail "--dry-run exited $code"; }
-grep -q "^dry run: 2 suites" "$T/5.log" || fail "--dry-run did not print the plan"
+grep -q "^dry run: 1 suite" "$T/5.log" || fail "--dry-run did not print the plan"
 grep -q -- "--until-decided" "$T/5.log" || fail "--dry-run did not pass --until-decided"
 [ ! -e "$T/a4/result.json" ] || fail "--dry-run wrote a result"
 [ "$(stored)" = 2 ] || fail "--dry-run stored something"

@@ -1,7 +1,7 @@
 // Priority inheritance proven, not assumed: low/medium/high SCHED_FIFO threads on one CPU (see
-// framework/rt/inversion_scenario.h). With a PI lock high waits about low's 5 ms critical
+// framework/rt/inversion_scenario.h). With a PI lock high waits about low's 20 ms critical
 // section and the kernel reports low at high's priority while high is blocked; with a non-PI
-// control high waits at least medium's 50 ms spin.
+// control high waits at least medium's 200 ms spin.
 #include <gtest/gtest.h>
 
 #include "framework/rt/inversion_scenario.h"
@@ -15,8 +15,12 @@
 namespace rtgate::locks::test {
 namespace {
 
-constexpr std::int64_t kCriticalNs = 5'000'000;
-constexpr std::int64_t kSpinNs = 50'000'000;
+// 20 ms: the conductor (a SCHED_OTHER thread on another CPU) must see high blocked and read the
+// priorities while low still holds the lock; with 5 ms, CPU steal on this VM made it late often
+// enough that high had already got the lock ("high never slept", twice in one CI run).
+constexpr std::int64_t kCriticalNs = 20'000'000;
+// Medium's spin stays far above the PI bound (3 x 20 ms), so that a lock without PI fails it.
+constexpr std::int64_t kSpinNs = 200'000'000;
 
 enum class Mode { kExclusive, kLowReadsHighWrites, kLowWritesHighReads };
 
