@@ -68,6 +68,10 @@ LoopbackListener::~LoopbackListener() { close(fd_); }
 
 int free_loopback_port() { return LoopbackListener().port(); }
 
+double sample_value(const nlohmann::json& sample) {
+  return std::stod(sample["value"][1].get<std::string>());
+}
+
 std::string http_get(const std::string& url, int* status) {
   // curl prints the body, then the status code on its own last line.
   const std::string cmd = "curl -s -m 10 -w '\\n%{http_code}' " + shell_quote(url);

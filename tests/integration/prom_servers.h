@@ -30,6 +30,9 @@ class LoopbackListener {
 // A port on 127.0.0.1 that was free a moment ago (a LoopbackListener's, then closed).
 int free_loopback_port();
 
+// The value of one sample of a query's result vector ({"metric": ..., "value": [t, "v"]}).
+double sample_value(const nlohmann::json& sample);
+
 // GET (curl) `url`; returns the body, or "" on failure (*status gets the HTTP code, 0 if none).
 std::string http_get(const std::string& url, int* status = nullptr);
 

@@ -143,8 +143,6 @@ std::pair<std::string, double> split_threshold(const std::string& expr) {
   return {m[1], std::stod(m[2])};
 }
 
-double value_of(const json& sample) { return std::stod(sample["value"][1].get<std::string>()); }
-
 class PrometheusFleet : public ::testing::Test {
  protected:
   // Starts the servers, measures once, pushes K1 for both hosts, waits until Prometheus recorded
@@ -262,12 +260,12 @@ TEST_F(PrometheusFleet, EachHostIsComparedWithItsOwnPreviousKernel) {
       const std::string key = l["case"].get<std::string>() + "/" + l["metric"].get<std::string>();
       if (l["host"] == kHostB) {
         ++b;
-        EXPECT_EQ(value_of(s), 1.0) << name << " " << key;
+        EXPECT_EQ(sample_value(s), 1.0) << name << " " << key;
       } else {
         ++a;
         ASSERT_EQ(l["host"], kHostA);
         ASSERT_TRUE(expected.count(key)) << name << " compares " << key;
-        EXPECT_NEAR(value_of(s), expected.at(key), 1e-9 * expected.at(key)) << name << " " << key;
+        EXPECT_NEAR(sample_value(s), expected.at(key), 1e-9 * expected.at(key)) << name << " " << key;
       }
     }
     EXPECT_EQ(a, series_of(name)) << name;

@@ -17,6 +17,7 @@
 
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/rt_checks.h"
+#include "tests/integration/fs_fixtures.h"
 #include "tests/integration/process.h"
 #include "tests/integration/prom_servers.h"
 
@@ -27,20 +28,11 @@ const std::string kRules = std::string(RTGATE_SOURCE_DIR) + "/exporters/promethe
 const std::string kDashboard =
     std::string(RTGATE_SOURCE_DIR) + "/exporters/prometheus/dashboard.json";
 
-nlohmann::json read_json(const std::string& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in, nullptr, false);
-}
-
 const nlohmann::json* find_metric(const nlohmann::json& c, const std::string& name) {
   for (const auto& m : c["metrics"]) {
     if (m["name"] == name) return &m;
   }
   return nullptr;
-}
-
-double value_of(const nlohmann::json& sample) {
-  return std::stod(sample["value"][1].get<std::string>());
 }
 
 // One Prometheus + Pushgateway for the whole file, fed once with a cyclic and a lock.latency run
@@ -100,7 +92,7 @@ TEST_F(PrometheusExport, PushedSeriesCarryTheJsonValuesAndLabels) {
     const nlohmann::json max = stack_->wait_for("rtgate_latency_max_seconds" + sel);
     ASSERT_EQ(max.size(), 1u) << sel;
     // The float printed by the exposition format round-trips the double exactly.
-    EXPECT_DOUBLE_EQ(value_of(max[0]), summary["max"].get<double>() / 1e9);
+    EXPECT_DOUBLE_EQ(sample_value(max[0]), summary["max"].get<double>() / 1e9);
     const auto& labels = max[0]["metric"];
     EXPECT_EQ(labels["host"], env["hostname"]);
     EXPECT_EQ(labels["instance"], env["hostname"]);  // the grouping key
@@ -108,20 +100,20 @@ TEST_F(PrometheusExport, PushedSeriesCarryTheJsonValuesAndLabels) {
     EXPECT_EQ(labels["cpu"], c["labels"]["cpu"]);
     const nlohmann::json count = stack_->wait_for("rtgate_latency_seconds_count" + sel);
     ASSERT_EQ(count.size(), 1u);
-    EXPECT_EQ(value_of(count[0]), summary["count"].get<double>());
+    EXPECT_EQ(sample_value(count[0]), summary["count"].get<double>());
     const nlohmann::json inf = stack_->wait_for("rtgate_latency_seconds_bucket" +
                                                 sel.substr(0, sel.size() - 1) + ",le=\"+Inf\"}");
     ASSERT_EQ(inf.size(), 1u);
-    EXPECT_EQ(value_of(inf[0]), summary["count"].get<double>());
+    EXPECT_EQ(sample_value(inf[0]), summary["count"].get<double>());
     const nlohmann::json p999 = stack_->wait_for(
         "rtgate_latency_quantile_seconds" + sel.substr(0, sel.size() - 1) + ",quantile=\"0.999\"}");
     ASSERT_EQ(p999.size(), 1u);
-    EXPECT_DOUBLE_EQ(value_of(p999[0]), summary["p999"].get<double>() / 1e9);
+    EXPECT_DOUBLE_EQ(sample_value(p999[0]), summary["p999"].get<double>() / 1e9);
   }
   const nlohmann::json status =
       stack_->wait_for("rtgate_suite_status{job=\"rtgate\",suite=\"cyclic\",status=\"passed\"}");
   ASSERT_EQ(status.size(), 1u);
-  EXPECT_EQ(value_of(status[0]), 1.0);
+  EXPECT_EQ(sample_value(status[0]), 1.0);
   const nlohmann::json info = stack_->wait_for("rtgate_run_info{job=\"rtgate\"}");
   ASSERT_GE(info.size(), 1u);
   EXPECT_EQ(info[0]["metric"]["version"], doc["tool"]["version"]);
@@ -137,8 +129,8 @@ TEST_F(PrometheusExport, ThroughputOfEveryLockIsPushed) {
         "\"}");
     ASSERT_EQ(v.size(), 1u) << lock;
     EXPECT_EQ(v[0]["metric"]["unit"], "ops/s");
-    EXPECT_NEAR(value_of(v[0]), (*find_metric(c, "nonrt_throughput"))["samples"][0].get<double>(),
-                1e-6 * value_of(v[0]));
+    EXPECT_NEAR(sample_value(v[0]), (*find_metric(c, "nonrt_throughput"))["samples"][0].get<double>(),
+                1e-6 * sample_value(v[0]));
   }
 }
 
@@ -182,10 +174,10 @@ TEST_F(PrometheusExport, ServeShowsLiveGaugesThenTheResult) {
     const nlohmann::json& summary = (*find_metric(c, "wakeup_latency"))["summary"];
     const nlohmann::json max = stack_->wait_for("rtgate_latency_max_seconds" + sel);
     ASSERT_EQ(max.size(), 1u) << sel;
-    EXPECT_DOUBLE_EQ(value_of(max[0]), summary["max"].get<double>() / 1e9);
+    EXPECT_DOUBLE_EQ(sample_value(max[0]), summary["max"].get<double>() / 1e9);
     const nlohmann::json count = stack_->wait_for("rtgate_latency_seconds_count" + sel);
     ASSERT_EQ(count.size(), 1u);
-    EXPECT_EQ(value_of(count[0]), summary["count"].get<double>());
+    EXPECT_EQ(sample_value(count[0]), summary["count"].get<double>());
   }
   const nlohmann::json idle = stack_->wait_for("rtgate_run_in_progress{job=\"rtgate-serve\"} == 0");
   EXPECT_EQ(idle.size(), 1u);
