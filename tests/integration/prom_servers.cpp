@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -68,6 +69,19 @@ LoopbackListener::~LoopbackListener() { close(fd_); }
 
 int free_loopback_port() { return LoopbackListener().port(); }
 
+std::vector<int> free_loopback_ports(std::size_t n, const std::vector<int>& taken) {
+  std::vector<std::unique_ptr<LoopbackListener>> open;
+  std::vector<int> ports;
+  while (ports.size() < n) {
+    auto l = std::make_unique<LoopbackListener>();
+    if (std::find(taken.begin(), taken.end(), l->port()) == taken.end()) {
+      ports.push_back(l->port());
+    }
+    open.push_back(std::move(l));  // held, so the kernel cannot hand its port out again
+  }
+  return ports;
+}
+
 double sample_value(const nlohmann::json& sample) {
   return std::stod(sample["value"][1].get<std::string>());
 }
@@ -119,8 +133,10 @@ std::string missing_prometheus_binaries() {
   return "";
 }
 
-PrometheusStack::PrometheusStack(int serve_port, const std::string& rule_file)
-    : push_port_(free_loopback_port()), prom_port_(free_loopback_port()) {
+PrometheusStack::PrometheusStack(int serve_port, const std::string& rule_file) {
+  const std::vector<int> ports = free_loopback_ports(2, {serve_port});
+  push_port_ = ports[0];
+  prom_port_ = ports[1];
   pushgateway_ = std::make_unique<Background>(
       // Debian's build persists to /var/lib/prometheus/pushgateway.data by default: point it at
       // the temporary directory so no other run's groups load into this one.

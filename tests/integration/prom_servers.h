@@ -29,6 +29,10 @@ class LoopbackListener {
 
 // A port on 127.0.0.1 that was free a moment ago (a LoopbackListener's, then closed).
 int free_loopback_port();
+// `n` such ports, all different and none in `taken`: the listeners stay open until all are
+// chosen. (Ports chosen one after the other can repeat: the kernel may hand a just-closed port
+// out again, and two servers told the same port fail, or one scrape job reads another's target.)
+std::vector<int> free_loopback_ports(std::size_t n, const std::vector<int>& taken = {});
 
 // The value of one sample of a query's result vector ({"metric": ..., "value": [t, "v"]}).
 double sample_value(const nlohmann::json& sample);
@@ -73,7 +77,7 @@ class PrometheusStack {
 
  private:
   TempDir dir_;
-  int push_port_, prom_port_;
+  int push_port_ = 0, prom_port_ = 0;
   std::unique_ptr<Background> pushgateway_, prometheus_;
 };
 

@@ -167,7 +167,7 @@ class PrometheusFleet : public ::testing::Test {
   }
 
   static void set_up() {
-    stack_ = new PrometheusStack(free_loopback_port(), kRules);
+    stack_ = new PrometheusStack(free_loopback_port(), kRules);  // nothing serves its serve port
     // One real measurement is the data of all four results: lock.latency has latency metrics
     // (acquire, release, wakeup) and a throughput (nonrt_throughput) per lock, the inputs of
     // both alerts; two locks give two cases.
@@ -183,10 +183,16 @@ class PrometheusFleet : public ::testing::Test {
     push(a1_);
     push(on_host(measured, kHostB, k1_, measured.finished_at));
     // K1 must be in the recordings (its :last30d) before K2 replaces it on the Pushgateway.
-    const std::string k1_recorded = "count(rtgate:run_timestamp_seconds:last30d{kernel_release=\"" +
-                                    k1_ + "\",host=~\"" + kHostA + "|" + kHostB + "\"}) == 2";
+    // Every latency series of both hosts, not only the run timestamps: a count that only
+    // passes on the way up would let a duplicate (a second scrape of the same group) through.
+    const std::string k1 = "{kernel_release=\"" + k1_ + "\",host=~\"" + kHostA + "|" + kHostB + "\"}";
+    const std::string k1_recorded =
+        "count(rtgate:run_timestamp_seconds:last30d" + k1 + ") == 2 and on () " +
+        "count(rtgate:latency_p999_seconds:last30d" + k1 + ") == " +
+        std::to_string(2 * latency_metrics(measured));
     if (stack_->wait_for(k1_recorded, kWaitS).empty()) {
-      throw std::runtime_error("K1 of both hosts was not recorded within the wait");
+      throw std::runtime_error("K1 of both hosts was not recorded within the wait: " +
+                               state("rtgate:latency_p999_seconds:last30d"));
     }
     a2_ = regressed(on_host(measured, kHostA, k2_, rfc3339_now()));
     push(a2_);
@@ -196,7 +202,10 @@ class PrometheusFleet : public ::testing::Test {
       const std::string ratio = split_threshold(alert_rule(name)["expr"].as<std::string>()).first;
       const json v = stack_->wait_for(
           "count(" + ratio + ") == " + std::to_string(2 * series_of(name)), kWaitS);
-      if (v.empty()) throw std::runtime_error(name + ": not every series was compared in time");
+      if (v.empty()) {
+        throw std::runtime_error(name + ": not every series was compared in time: expected " +
+                                 std::to_string(2 * series_of(name)) + ", " + state(ratio));
+      }
       compared_at_ = std::max(compared_at_, v[0]["value"][0].get<double>());
     }
   }
@@ -209,6 +218,31 @@ class PrometheusFleet : public ::testing::Test {
     if (const std::string err = prom::push_report(*target, r); !err.empty()) {
       throw std::runtime_error("push for " + r.environment.hostname + ": " + err);
     }
+  }
+
+  // What Prometheus holds when a wait failed: the ratio's series by host and the kernels each
+  // host's run timestamps and latency recordings have, live and within 30 days.
+  static std::string state(const std::string& ratio) {
+    std::string out;
+    for (const std::string& q :
+         {"count by (host) (" + ratio + ")", std::string("rtgate:run_timestamp_seconds:max"),
+          std::string("rtgate:run_timestamp_seconds:last30d"),
+          std::string("count by (host, kernel_release) (rtgate:latency_p999_seconds:last30d)"),
+          std::string("count by (host, kernel_release) (rtgate:latency_p999_seconds:max)")}) {
+      out += q + " = " + stack_->vector(q).dump() + "; ";
+    }
+    return out;
+  }
+
+  // Latency metrics with a histogram: the latency series a result has per host.
+  static int latency_metrics(const RunReport& r) {
+    int n = 0;
+    for (const SuiteResult& s : r.suites) {
+      for (const Case& c : s.cases) {
+        for (const Metric& m : c.metrics) n += m.kind == MetricKind::kLatency && m.histogram;
+      }
+    }
+    return n;
   }
 
   // Series per host the alert compares.
