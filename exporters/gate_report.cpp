@@ -17,7 +17,9 @@ std::string figure(const gate::MetricVerdict& m, double v) {
 
 std::string signed_num(double v) { return (v >= 0 ? "+" : "") + gate::fmt::num(v); }
 
-std::vector<std::string> row(const gate::MetricVerdict& m) {
+}  // namespace
+
+std::vector<std::string> gate_row(const gate::MetricVerdict& m) {
   return {m.suite,
           m.case_name,
           m.metric,
@@ -30,8 +32,6 @@ std::vector<std::string> row(const gate::MetricVerdict& m) {
           m.decided_by.empty() ? "-" : m.decided_by,
           std::string(gate::to_string(m.verdict)) + (m.gated ? "" : " (not gated)")};
 }
-
-}  // namespace
 
 std::string gate_effect_text(const gate::MetricVerdict& m) {
   if (std::isnan(m.effect)) return "-";
@@ -54,13 +54,18 @@ std::string gate_metric_line(const gate::MetricVerdict& m) {
          (m.decided_by.empty() ? "-" : m.decided_by);
 }
 
+const std::vector<std::string>& gate_table_header() {
+  static const std::vector<std::string> head = {
+      "suite",  "case",        "metric",     "stat",       "baseline", "current",
+      "change", "effect [CI]", "detectable", "decided by", "verdict"};
+  return head;
+}
+
 std::string render_gate_table(const gate::GateReport& report, TableFormat format) {
-  const std::vector<std::string> head = {"suite",      "case",       "metric", "stat",
-                                         "baseline",   "current",    "change", "effect [CI]",
-                                         "detectable", "decided by", "verdict"};
+  const std::vector<std::string>& head = gate_table_header();
   std::vector<std::vector<std::string>> rows;
   for (const auto& s : report.suites) {
-    for (const auto& m : s.metrics) rows.push_back(row(m));
+    for (const auto& m : s.metrics) rows.push_back(gate_row(m));
   }
   std::string out;
   if (format == TableFormat::kMarkdown) {

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "framework/gate/verdict.h"
 
@@ -16,6 +17,11 @@ enum class TableFormat { kTable, kMarkdown };
 // verdict; then the reason and evidence of every gated row that is not unchanged, what is
 // incomparable, the environment differences, the gate's alpha and family, and the verdict.
 std::string render_gate_table(const gate::GateReport& report, TableFormat format);
+
+// The cells of one table row, in the order of gate_table_header(): suite, case, metric, stat,
+// baseline, current, change, effect [CI], detectable, decided by, verdict.
+std::vector<std::string> gate_row(const gate::MetricVerdict& m);
+const std::vector<std::string>& gate_table_header();
 
 // "x1.02 [0.95, 1.10]" (a ratio) or "+0.40/run [-1.2, 2.0]" (events per run); "-" when unknown.
 std::string gate_effect_text(const gate::MetricVerdict& m);

@@ -1,0 +1,312 @@
+#include "exporters/html/html_report.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+#include "exporters/gate_report.h"
+#include "exporters/html/html_text.h"
+#include "exporters/html/suite_section.h"
+#include "framework/gate/format.h"
+
+namespace rtgate::html {
+namespace {
+
+// The page loads nothing: no script, style, image or font from anywhere but itself.
+constexpr const char* kHead =
+    "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+    "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">"
+    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">";
+
+constexpr const char* kStyle = R"(<style>
+body{font:14px/1.4 system-ui,sans-serif;margin:0 1.5em 3em;color:#222}
+h1{font-size:1.5em;margin:.6em 0 .2em}h2{font-size:1.2em;margin:1.2em 0 .4em}
+h3{font-size:1em}h4{margin:.6em 0 .2em;font-size:.95em}
+table{border-collapse:collapse;margin:.4em 0;font-size:.9em}
+th,td{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top}
+th{background:#f3f3f3}tr.diff td{background:#fff3cd}
+tr.v-regressed td{background:#fde2e1}tr.v-missing td,tr.v-inconclusive td{background:#fff6dc}
+tr.v-improved td{background:#e3f5e1}
+.scroll{overflow-x:auto}.dim{color:#777}.reason{font-style:italic}
+.warn{background:#fff3cd;border-left:4px solid #e0a800;padding:.3em .8em;margin:.4em 0}
+.banner{font-size:1.2em;font-weight:600;padding:.4em .8em;border-radius:4px;margin:.5em 0}
+.banner.regressed{background:#f8d7da}.banner.unchanged,.banner.improved{background:#d4edda}
+.banner.inconclusive,.banner.missing,.banner.none{background:#fff3cd}
+.b{display:inline-block;padding:0 .45em;border-radius:3px;font-size:.8em;background:#e2e3e5}
+.b-regressed,.b-failed,.b-error{background:#f5c2c7}.b-unchanged,.b-passed{background:#d1e7dd}
+.b-improved{background:#badbcc}.b-inconclusive,.b-missing,.b-skipped,.b-contaminated{background:#ffe69c}
+details{margin:.3em 0}summary{cursor:pointer}
+details.suite-d>summary{font-size:1.1em;padding:.3em 0;border-bottom:1px solid #ccc}
+details.case-d{margin-left:1em}.suite{font-weight:600}.case{font-weight:600}
+.metric{display:flex;flex-wrap:wrap;align-items:flex-start;gap:0 1.5em;margin:0 0 .8em}
+nav ul{columns:2;margin:.2em 0}pre{background:#f7f7f7;padding:.5em;overflow-x:auto}
+svg.chart{display:block;margin:.3em 0}svg .t{font-weight:600;font-size:12px}
+svg text{font-size:11px;fill:#333}
+svg line,svg polyline,svg path{fill:none;stroke:currentColor;stroke-width:1.5}
+svg .d{stroke-dasharray:5 3}svg path.h{stroke-width:1.2;stroke-dasharray:none}
+svg path.h.c0{fill:rgba(31,119,180,.12)}svg circle.pt{fill:currentColor;stroke:none}
+svg .g{stroke:#eee}svg .a{stroke:#888}svg .m{stroke-width:1}svg .ml{font-size:10px}
+.c0{color:#1f77b4}.c1{color:#ff7f0e}.c2{color:#2ca02c}.c3{color:#d62728}
+.c4{color:#9467bd}.c5{color:#8c564b}.c6{color:#e377c2}.c7{color:#17becf}
+@media print{details>summary{list-style:none}button{display:none}}
+</style>)";
+
+constexpr const char* kScript = R"(<script>
+document.querySelectorAll('button[data-open]').forEach(function (b) {
+  b.addEventListener('click', function () {
+    var open = b.getAttribute('data-open') === '1';
+    document.querySelectorAll('details').forEach(function (d) { d.open = open; });
+  });
+});
+</script>)";
+
+std::string side_line(const char* role, const RunReport& r) {
+  return "<p><b>" + std::string(role) + "</b>: " + escape(r.environment.hostname) + ", kernel " +
+         escape(r.environment.kernel_release) + " (" + escape(r.environment.preempt_model) +
+         "), finished " + escape(r.finished_at) + ", rtgate " + escape(r.tool_version) +
+         (r.complete ? "" : " <span class=\"b b-missing\">incomplete</span>") + "</p>";
+}
+
+const char* banner_text(gate::Verdict v) {
+  switch (v) {
+    case gate::Verdict::kRegressed:
+      return "Regressed (rtgate gate exits 1)";
+    case gate::Verdict::kImproved:
+      return "Improved (exit 0)";
+    case gate::Verdict::kUnchanged:
+      return "Unchanged within the noise floors (exit 0)";
+    case gate::Verdict::kInconclusive:
+      return "Inconclusive: the data cannot tell (exit 3)";
+    case gate::Verdict::kMissing:
+      return "Missing: the baseline had what the current result lacks (exit 3)";
+  }
+  return "";
+}
+
+std::string link_to(const RunReport& cur, const gate::MetricVerdict& m) {
+  const SuiteResult* s = cur.find(m.suite);
+  const Case* c = s != nullptr ? s->find(m.case_name) : nullptr;
+  const std::string target = c != nullptr && has_case_section(*c)
+                                 ? case_anchor(m.suite, m.case_name)
+                                 : suite_anchor(m.suite);
+  return "<a href=\"#" + target + "\">" + escape(m.case_name) + "</a>";
+}
+
+std::string evidence_html(const gate::MetricVerdict& m) {
+  std::string s = escape(m.reason);
+  if (m.evidence.empty() && m.trace.empty()) return s;
+  std::string body = "<ul>";
+  for (const gate::Evidence& e : m.evidence) {
+    body += std::string("<li>") + (e.deciding ? "<b>deciding</b> " : "") + escape(e.detail) +
+            "</li>";
+  }
+  for (const std::string& t : m.trace) body += "<li>trace: " + escape(t) + "</li>";
+  return s + details("evidence", body + "</ul>", false);
+}
+
+std::vector<std::string> verdict_row(const RunReport& cur, const gate::MetricVerdict& m) {
+  std::vector<std::string> cells;
+  const std::vector<std::string> text = gate_row(m);
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (i == 1) {
+      cells.push_back(link_to(cur, m));
+    } else if (i + 1 == text.size()) {
+      cells.push_back(badge(gate::to_string(m.verdict)) + (m.gated ? "" : " (not gated)"));
+    } else {
+      cells.push_back(escape(text[i]));
+    }
+  }
+  cells.push_back(evidence_html(m));
+  return cells;
+}
+
+std::string verdict_section(const RunReport& cur, const gate::GateReport& g) {
+  std::map<gate::Verdict, int> counts;
+  std::vector<const gate::MetricVerdict*> open, all;
+  for (const gate::SuiteVerdict& s : g.suites) {
+    for (const gate::MetricVerdict& m : s.metrics) {
+      all.push_back(&m);
+      if (!m.gated) continue;
+      ++counts[m.verdict];
+      if (m.verdict != gate::Verdict::kUnchanged) open.push_back(&m);
+    }
+  }
+  std::stable_sort(open.begin(), open.end(), [](const auto* a, const auto* b) {
+    return gate::severity(a->verdict) > gate::severity(b->verdict);
+  });
+  std::string s = "<section id=\"verdict\"><h2>Verdict</h2>";
+  s += "<div class=\"banner " + std::string(gate::to_string(g.overall)) + "\">" +
+       banner_text(g.overall) + "</div><p>";
+  for (const auto& [v, n] : counts) {
+    s += badge(gate::to_string(v)) + " " + std::to_string(n) + " &nbsp; ";
+  }
+  s += "<span class=\"dim\">gated metrics; alpha " + gate::fmt::num(g.alpha) + ", this look " +
+       gate::fmt::num(g.look_alpha) + ", " + std::to_string(g.judged_metrics) +
+       " judged in a family of " + std::to_string(g.family) + "</span></p>";
+  if (!g.incomparable.empty()) {
+    s += "<div class=\"warn\">Not comparable:<ul>";
+    for (const std::string& i : g.incomparable) s += "<li>" + escape(i) + "</li>";
+    s += "</ul></div>";
+  }
+  std::vector<std::string> head;
+  for (const std::string& h : gate_table_header()) head.push_back(escape(h));
+  head.push_back("why");
+  auto rows_of = [&](const std::vector<const gate::MetricVerdict*>& ms) {
+    std::vector<std::vector<std::string>> rows;
+    std::vector<std::string> classes;
+    for (const auto* m : ms) {
+      rows.push_back(verdict_row(cur, *m));
+      classes.push_back(m->gated ? "v-" + std::string(gate::to_string(m->verdict)) : "");
+    }
+    return "<div class=\"scroll\">" + table(head, rows, classes) + "</div>";
+  };
+  if (!open.empty()) {
+    s += "<h3>Metrics that are not unchanged</h3>" + rows_of(open);
+  } else {
+    s += "<p>Every gated metric is unchanged.</p>";
+  }
+  s += details("All " + std::to_string(all.size()) + " compared metrics", rows_of(all), false);
+  return s + "</section>";
+}
+
+struct EnvField {
+  const char* name;
+  std::function<std::string(const RunReport&)> get;
+};
+
+const std::vector<EnvField>& env_fields() {
+  static const std::vector<EnvField> fields = {
+      {"hostname", [](const RunReport& r) { return r.environment.hostname; }},
+      {"kernel_release", [](const RunReport& r) { return r.environment.kernel_release; }},
+      {"kernel_version", [](const RunReport& r) { return r.environment.kernel_version; }},
+      {"machine", [](const RunReport& r) { return r.environment.machine; }},
+      {"preempt_model", [](const RunReport& r) { return r.environment.preempt_model; }},
+      {"realtime", [](const RunReport& r) { return std::string(r.environment.realtime ? "yes" : "no"); }},
+      {"cmdline", [](const RunReport& r) { return r.environment.cmdline; }},
+      {"cpu_model", [](const RunReport& r) { return r.environment.cpu_model; }},
+      {"online_cpus", [](const RunReport& r) { return std::to_string(r.environment.online_cpus); }},
+      {"online_cpu_list", [](const RunReport& r) { return r.environment.online_cpu_list; }},
+      {"isolated_cpus", [](const RunReport& r) { return r.environment.isolated_cpus; }},
+      {"nohz_full", [](const RunReport& r) { return r.environment.nohz_full; }},
+      {"rt_runtime_us", [](const RunReport& r) { return std::to_string(r.environment.rt_runtime_us); }},
+      {"rt_period_us", [](const RunReport& r) { return std::to_string(r.environment.rt_period_us); }},
+      {"cpu_dma_latency_us",
+       [](const RunReport& r) { return std::to_string(r.environment.cpu_dma_latency_us); }},
+      {"clocksource", [](const RunReport& r) { return r.environment.clocksource; }},
+      {"governors", [](const RunReport& r) { return r.environment.governors; }},
+      {"smt", [](const RunReport& r) { return r.environment.smt; }},
+      {"hypervisor", [](const RunReport& r) { return r.environment.hypervisor; }},
+      {"memory_total_kb",
+       [](const RunReport& r) { return std::to_string(r.environment.memory_total_kb); }},
+      {"run: duration_s", [](const RunReport& r) { return gate::fmt::num(r.options.duration_s); }},
+      {"run: runs", [](const RunReport& r) { return std::to_string(r.options.runs); }},
+      {"run: cpus", [](const RunReport& r) { return r.options.cpus; }},
+      {"run: load", [](const RunReport& r) { return r.options.load; }},
+  };
+  return fields;
+}
+
+std::string environment_section(const RunReport& cur, const RunReport* base,
+                                 const gate::GateReport* g) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> classes;
+  for (const EnvField& f : env_fields()) {
+    const std::string c = f.get(cur);
+    std::vector<std::string> row = {escape(f.name), escape(c)};
+    bool differs = false;
+    if (base != nullptr) {
+      const std::string b = f.get(*base);
+      row.push_back(escape(b));
+      differs = b != c;
+    }
+    rows.push_back(std::move(row));
+    classes.push_back(differs ? "diff" : "");
+  }
+  std::string s = "<section id=\"environment\"><h2>Environment</h2>";
+  if (g != nullptr && !g->environment_differences.empty()) {
+    s += std::string("<div class=\"warn\">") +
+         (g->environment_mismatch ? "The environments differ in a field that decides "
+                                    "comparability (the gate is inconclusive):"
+                                  : "Differences the gate reports:") +
+         "<ul>";
+    for (const std::string& d : g->environment_differences) s += "<li>" + escape(d) + "</li>";
+    s += "</ul></div>";
+  }
+  const std::vector<std::string> head =
+      base != nullptr ? std::vector<std::string>{"field", "current", "baseline"}
+                      : std::vector<std::string>{"field", "value"};
+  return s + table(head, rows, classes) + "</section>";
+}
+
+std::string toc(const RunReport& cur, const gate::GateReport* g) {
+  std::string s = "<nav><h2>Contents</h2><button data-open=\"1\">expand all</button> "
+                  "<button data-open=\"0\">collapse all</button><ul>";
+  if (g != nullptr) s += "<li><a href=\"#verdict\">Verdict</a></li>";
+  s += "<li><a href=\"#environment\">Environment</a></li>";
+  for (const SuiteResult& r : cur.suites) {
+    std::string verdict;
+    if (g != nullptr) {
+      for (const gate::SuiteVerdict& v : g->suites) {
+        if (v.suite == r.name) verdict = " " + badge(gate::to_string(v.verdict));
+      }
+    }
+    s += "<li><a href=\"#" + suite_anchor(r.name) + "\">" + escape(r.name) + "</a> " +
+         badge(to_string(r.status)) + verdict + " <span class=\"dim\">" +
+         std::to_string(r.cases.size()) + " cases</span></li>";
+  }
+  return s + "</ul></nav>";
+}
+
+}  // namespace
+
+std::string render_report(const RunReport& cur, const RunReport* base,
+                          const gate::GateReport* g) {
+  std::string s = kHead;
+  s += "<title>rtgate report: " + escape(cur.environment.hostname) + " " +
+       escape(cur.environment.kernel_release) + "</title>" + kStyle + "</head><body>";
+  s += "<h1>rtgate report</h1>" + side_line("Current", cur);
+  if (base != nullptr) s += side_line("Baseline", *base);
+  if (g == nullptr) {
+    s += "<div class=\"banner none\">No baseline: the figures of one result, no verdict.</div>";
+  }
+  if (!cur.complete) {
+    s += "<div class=\"warn\">The current result is incomplete (the run was interrupted): it "
+         "holds what was measured until then.</div>";
+  }
+  s += toc(cur, g);
+  if (g != nullptr) s += verdict_section(cur, *g);
+  s += environment_section(cur, base, g);
+  s += "<h2>Suites</h2>";
+  std::size_t cases = 0;
+  for (const SuiteResult& r : cur.suites) cases += r.cases.size();
+  const bool open = cur.suites.size() <= 12 && cases <= 200;
+  for (const SuiteResult& r : cur.suites) {
+    const gate::SuiteVerdict* sv = nullptr;
+    if (g != nullptr) {
+      for (const gate::SuiteVerdict& v : g->suites) {
+        if (v.suite == r.name) sv = &v;
+      }
+    }
+    const bool bad = r.status == SuiteStatus::kFailed || r.status == SuiteStatus::kError ||
+                     (sv != nullptr && sv->verdict == gate::Verdict::kRegressed);
+    s += suite_section(r, base != nullptr ? base->find(r.name) : nullptr, VerdictIndex(sv),
+                       cur.environment.online_cpus, open || bad);
+  }
+  if (base != nullptr) {
+    std::vector<std::string> gone;
+    for (const SuiteResult& b : base->suites) {
+      if (cur.find(b.name) == nullptr) gone.push_back(b.name);
+    }
+    if (!gone.empty()) {
+      s += "<div class=\"warn\">Suites only the baseline has:<ul>";
+      for (const std::string& n : gone) s += "<li>" + escape(n) + "</li>";
+      s += "</ul></div>";
+    }
+  }
+  s += "<p class=\"dim\">Written by rtgate " + escape(cur.tool_version) + " at " +
+       escape(rfc3339_now()) + ".</p>";
+  return s + kScript + "</body></html>\n";
+}
+
+}  // namespace rtgate::html

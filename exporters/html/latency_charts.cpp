@@ -1,0 +1,133 @@
+#include "exporters/html/latency_charts.h"
+
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "exporters/html/html_text.h"
+#include "exporters/html/svg_chart.h"
+#include "framework/gate/format.h"
+
+namespace rtgate::html {
+namespace {
+
+// Bins of equal width on the log axis, kBinsPerDecade to a power of ten (4.7% wide, three
+// times the histogram's finest buckets): a sparse tail reads as a shape instead of a comb of
+// single-sample buckets, and the chart's size does not grow with the histogram's. Each bucket
+// counts in the bin of its lower bound.
+constexpr double kBinsPerDecade = 50;
+
+BarSeries bars(const LatencyHistogram& h, std::string label, int color, bool dashed) {
+  BarSeries s{std::move(label), color, dashed, {}};
+  long bin = std::numeric_limits<long>::min();
+  for (const Bucket& b : h.buckets()) {
+    const double lower = std::max(1.0, static_cast<double>(b.lower_ns));
+    const long k = std::lround(std::floor(std::log10(lower) * kBinsPerDecade));
+    if (k != bin || s.bars.empty()) {
+      bin = k;
+      s.bars.push_back({std::pow(10, static_cast<double>(k) / kBinsPerDecade),
+                        std::pow(10, static_cast<double>(k + 1) / kBinsPerDecade), 0});
+    }
+    s.bars.back().count += static_cast<double>(b.count);
+  }
+  return s;
+}
+
+void add_marks(std::vector<Mark>& marks, const LatencySummary& s, const std::string& side,
+               int color, bool dashed) {
+  const auto d = [](std::uint64_t v) { return static_cast<double>(v); };
+  const std::pair<const char*, std::uint64_t> shown[] = {
+      {"p99", s.p99}, {"p99.9", s.p999}, {"max", s.max}};
+  for (const auto& [name, v] : shown) {
+    marks.push_back({d(v), side + name + " " + gate::fmt::ns(d(v)), color, dashed, side + name});
+  }
+}
+
+std::vector<std::string> figures(const std::string& side, const LatencySummary& s, int runs) {
+  return {side,
+          std::to_string(s.count),
+          gate::fmt::ns(static_cast<double>(s.min)),
+          gate::fmt::ns(s.mean),
+          gate::fmt::ns(static_cast<double>(s.p50)),
+          gate::fmt::ns(static_cast<double>(s.p99)),
+          gate::fmt::ns(static_cast<double>(s.p999)),
+          gate::fmt::ns(static_cast<double>(s.max)),
+          std::to_string(s.overflow),
+          std::to_string(runs)};
+}
+
+// One series per quantile; the baseline's in the same colors, dashed and out of the legend.
+void add_run_series(std::vector<Series>& out, const std::vector<LatencySummary>& runs,
+                    bool baseline) {
+  const struct {
+    const char* name;
+    std::uint64_t LatencySummary::*field;
+  } kShown[] = {{"p50", &LatencySummary::p50},
+                {"p99", &LatencySummary::p99},
+                {"p99.9", &LatencySummary::p999},
+                {"max", &LatencySummary::max}};
+  int color = 2;
+  for (const auto& q : kShown) {
+    Series s{std::string(q.name) + (baseline ? " (baseline)" : ""), color++, baseline, {},
+             !baseline};
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      s.points.push_back({static_cast<double>(i + 1), static_cast<double>(runs[i].*q.field)});
+    }
+    out.push_back(std::move(s));
+  }
+}
+
+}  // namespace
+
+std::string ns_tick(double ns) {
+  char buf[32];
+  if (ns < 1e3) {
+    std::snprintf(buf, sizeof buf, "%g ns", ns);
+  } else if (ns < 1e6) {
+    std::snprintf(buf, sizeof buf, "%g us", ns / 1e3);
+  } else if (ns < 1e9) {
+    std::snprintf(buf, sizeof buf, "%g ms", ns / 1e6);
+  } else {
+    std::snprintf(buf, sizeof buf, "%g s", ns / 1e9);
+  }
+  return buf;
+}
+
+std::string latency_charts(const std::string& title, const Metric& cur, const Metric* base) {
+  if (!cur.histogram) return "";
+  const bool with_base = base != nullptr && base->histogram;
+  const LatencySummary cs = LatencySummary::of(*cur.histogram);
+  std::vector<BarSeries> hist = {bars(*cur.histogram, "current", 0, false)};
+  std::vector<Mark> marks;
+  add_marks(marks, cs, "", 0, false);
+  std::vector<std::vector<std::string>> rows = {
+      figures("current", cs, static_cast<int>(cur.runs.size()))};
+  if (with_base) {
+    const LatencySummary bs = LatencySummary::of(*base->histogram);
+    hist.push_back(bars(*base->histogram, "baseline", 1, true));
+    add_marks(marks, bs, "base ", 1, true);
+    rows.push_back(figures("baseline", bs, static_cast<int>(base->runs.size())));
+  }
+  ChartFrame h;
+  h.title = title + ": histogram";
+  h.x = {"latency", true, ns_tick};
+  h.y = {"samples per bin (50 a decade)", true, [](double v) { return gate::fmt::num(v); }};
+  std::string out = "<div class=\"metric\">";
+  out += histogram_chart(h, hist, marks);
+  if (!cur.runs.empty()) {
+    std::vector<Series> runs;
+    add_run_series(runs, cur.runs, false);
+    if (with_base && !base->runs.empty()) add_run_series(runs, base->runs, true);
+    ChartFrame r;
+    r.title = title + ": per run" + (with_base ? " (dashed: baseline)" : "");
+    r.x = {"run", false, whole};
+    r.y = {"latency", true, ns_tick};
+    r.width = 420;
+    out += line_chart(r, runs);
+  }
+  out += table({"", "samples", "min", "mean", "p50", "p99", "p99.9", "max", "overflow", "runs"},
+               rows);
+  return out + "</div>";
+}
+
+}  // namespace rtgate::html

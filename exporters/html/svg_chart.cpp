@@ -1,0 +1,318 @@
+#include "exporters/html/svg_chart.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "exporters/html/html_text.h"
+
+namespace rtgate::html {
+namespace {
+
+constexpr int kLeft = 64, kRight = 24, kBottom = 38;
+
+struct LegendEntry {
+  std::string text;
+  int color = 0;
+  bool dashed = false;
+};
+
+// Legend entries laid out left to right, wrapping at the chart's width: each entry's x and row.
+struct LegendLayout {
+  std::vector<std::pair<double, int>> at;
+  int rows = 1;
+  int top = 36;  // where the plot area starts, below the title and the legend
+};
+
+double legend_width(const LegendEntry& e) { return 28 + 6.2 * static_cast<double>(e.text.size()); }
+
+LegendLayout layout_legend(const ChartFrame& f, const std::vector<LegendEntry>& legend) {
+  LegendLayout l;
+  double x = kLeft;
+  int row = 0;
+  for (const LegendEntry& e : legend) {
+    if (x > kLeft && x + legend_width(e) > f.width - kRight) {
+      x = kLeft;
+      ++row;
+    }
+    l.at.push_back({x, row});
+    x += legend_width(e);
+  }
+  l.rows = row + 1;
+  l.top = 36 + 14 * row;
+  return l;
+}
+
+// Domain value -> pixel along one axis; a log axis clamps values at or below 0 to its low end.
+struct Scale {
+  double lo = 0, hi = 1;
+  bool log = false;
+  double p0 = 0, p1 = 1;
+  double tr(double v) const {
+    if (!log) return v;
+    return std::log10(std::max(v, lo));
+  }
+  double operator()(double v) const {
+    const double a = tr(lo), b = tr(hi);
+    const double t = b > a ? (tr(std::clamp(v, lo, hi)) - a) / (b - a) : 0.5;
+    return p0 + t * (p1 - p0);
+  }
+};
+
+std::string fmt(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+std::string px(double v) { return std::to_string(static_cast<long>(std::lround(v))); }
+
+std::string label_of(const Axis& a, double v) { return a.format ? a.format(v) : fmt(v); }
+
+// [lo, hi] widened to whole decades (log) or from 0 / with 5% headroom (linear).
+void pad_domain(double& lo, double& hi, bool log, bool from_zero) {
+  if (log) {
+    lo = std::pow(10, std::floor(std::log10(lo)));
+    hi = std::pow(10, std::ceil(std::log10(hi)));
+    if (hi <= lo) hi = lo * 10;
+    return;
+  }
+  if (from_zero) lo = std::min(lo, 0.0);
+  if (hi <= lo) hi = lo + (lo == 0 ? 1 : std::abs(lo));
+  hi += (hi - lo) * 0.05;
+}
+
+std::string frame_svg(const ChartFrame& f, const Scale& sx, const Scale& sy,
+                      const std::vector<LegendEntry>& legend, const LegendLayout& lay) {
+  const int top = lay.top;
+  std::string s;
+  s += "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" width=\"" +
+       std::to_string(f.width) + "\" height=\"" + std::to_string(f.height) + "\" viewBox=\"0 0 " +
+       std::to_string(f.width) + " " + std::to_string(f.height) + "\">";
+  s += "<title>" + escape(f.title) + "</title>";
+  s += "<text class=\"t\" x=\"" + std::to_string(kLeft) + "\" y=\"13\">" + escape(f.title) +
+       "</text>";
+  for (std::size_t i = 0; i < legend.size(); ++i) {
+    const LegendEntry& e = legend[i];
+    const double lx = lay.at[i].first;
+    const int ly = 25 + 14 * lay.at[i].second;
+    const std::string cls = "c" + std::to_string(e.color % 8) + (e.dashed ? " d" : "");
+    s += "<line class=\"" + cls + "\" x1=\"" + px(lx) + "\" y1=\"" + std::to_string(ly) +
+         "\" x2=\"" + px(lx + 16) + "\" y2=\"" + std::to_string(ly) + "\"/><text class=\"l\" x=\"" +
+         px(lx + 20) + "\" y=\"" + std::to_string(ly + 4) + "\">" + escape(e.text) + "</text>";
+  }
+  // Grid and tick labels.
+  for (const double t : ticks(sy.lo, sy.hi, sy.log)) {
+    const std::string y = px(sy(t));
+    s += "<line class=\"g\" x1=\"" + std::to_string(kLeft) + "\" y1=\"" + y + "\" x2=\"" +
+         std::to_string(f.width - kRight) + "\" y2=\"" + y + "\"/><text class=\"k\" x=\"" +
+         std::to_string(kLeft - 4) + "\" y=\"" + px(sy(t) + 4) + "\" text-anchor=\"end\">" +
+         escape(label_of(f.y, t)) + "</text>";
+  }
+  for (const double t : ticks(sx.lo, sx.hi, sx.log)) {
+    const std::string x = px(sx(t));
+    s += "<line class=\"g\" x1=\"" + x + "\" y1=\"" + std::to_string(top) + "\" x2=\"" + x +
+         "\" y2=\"" + std::to_string(f.height - kBottom) + "\"/><text class=\"k\" x=\"" + x +
+         "\" y=\"" + std::to_string(f.height - kBottom + 14) + "\" text-anchor=\"middle\">" +
+         escape(label_of(f.x, t)) + "</text>";
+  }
+  s += "<path class=\"a\" d=\"M" + std::to_string(kLeft) + " " + std::to_string(top) + "V" +
+       std::to_string(f.height - kBottom) + "H" + std::to_string(f.width - kRight) + "\"/>";
+  s += "<text class=\"k\" x=\"" + std::to_string((kLeft + f.width - kRight) / 2) + "\" y=\"" +
+       std::to_string(f.height - 6) + "\" text-anchor=\"middle\">" + escape(f.x.title) +
+       "</text>";
+  const int mid = (top + f.height - kBottom) / 2;
+  s += "<text class=\"k\" x=\"12\" y=\"" + std::to_string(mid) +
+       "\" text-anchor=\"middle\" transform=\"rotate(-90 12 " + std::to_string(mid) + ")\">" +
+       escape(f.y.title) + "</text>";
+  return s;
+}
+
+Scale x_scale(const ChartFrame& f, double lo, double hi) {
+  return {lo, hi, f.x.log, static_cast<double>(kLeft), static_cast<double>(f.width - kRight)};
+}
+Scale y_scale(const ChartFrame& f, double lo, double hi, int top) {
+  return {lo, hi, f.y.log, static_cast<double>(f.height - kBottom), static_cast<double>(top)};
+}
+
+}  // namespace
+
+std::string whole(double v) {
+  return v == std::floor(v) ? std::to_string(static_cast<long long>(v)) : "";
+}
+
+std::vector<double> ticks(double lo, double hi, bool log) {
+  std::vector<double> out;
+  if (!(hi > lo) || !std::isfinite(lo) || !std::isfinite(hi)) return out;
+  if (log) {
+    if (lo <= 0) return out;
+    const int first = static_cast<int>(std::ceil(std::log10(lo) - 1e-9));
+    const int last = static_cast<int>(std::floor(std::log10(hi) + 1e-9));
+    const bool fine = last - first < 3;
+    for (int e = first - 1; e <= last; ++e) {
+      for (const double m : {1.0, 2.0, 5.0}) {
+        if (m != 1.0 && !fine) continue;
+        const double v = m * std::pow(10, e);
+        if (v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9)) out.push_back(v);
+      }
+    }
+    return out;
+  }
+  const double raw = (hi - lo) / 5;
+  const double mag = std::pow(10, std::floor(std::log10(raw)));
+  double step = mag;
+  for (const double m : {1.0, 2.0, 5.0, 10.0}) {
+    if (m * mag >= raw) {
+      step = m * mag;
+      break;
+    }
+  }
+  for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) {
+    out.push_back(std::abs(v) < step * 1e-9 ? 0 : v);
+  }
+  return out;
+}
+
+std::string line_chart(const ChartFrame& f, const std::vector<Series>& series) {
+  double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, ylo = xlo, yhi = -xlo;
+  for (const Series& s : series) {
+    for (const Point& p : s.points) {
+      if (!std::isfinite(p.x) || !std::isfinite(p.y) || (f.y.log && p.y <= 0)) continue;
+      xlo = std::min(xlo, p.x);
+      xhi = std::max(xhi, p.x);
+      ylo = std::min(ylo, p.y);
+      yhi = std::max(yhi, p.y);
+    }
+  }
+  if (!std::isfinite(xlo)) xlo = 0, xhi = 1, ylo = f.y.log ? 1 : 0, yhi = 1;
+  if (xhi <= xlo) xlo -= 0.5, xhi += 0.5;
+  if (!f.x.log) {
+    const double pad = (xhi - xlo) * 0.04;
+    xlo -= pad;
+    xhi += pad;
+  }
+  pad_domain(ylo, yhi, f.y.log, true);
+  std::vector<LegendEntry> legend;
+  for (const Series& s : series) {
+    if (s.in_legend) legend.push_back({s.label, s.color, s.dashed});
+  }
+  ChartFrame grown = f;
+  LegendLayout lay = layout_legend(f, legend);
+  grown.height += lay.top - 36;
+  const Scale sx = x_scale(grown, xlo, xhi), sy = y_scale(grown, ylo, yhi, lay.top);
+  std::string out = frame_svg(grown, sx, sy, legend, lay);
+  for (const Series& s : series) {
+    std::vector<Point> pts;
+    for (const Point& p : s.points) {
+      if (std::isfinite(p.x) && std::isfinite(p.y) && !(f.y.log && p.y <= 0)) pts.push_back(p);
+    }
+    std::sort(pts.begin(), pts.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
+    const std::string cls = "c" + std::to_string(s.color % 8) + (s.dashed ? " d" : "");
+    out += "<g class=\"series\" data-label=\"" + escape(s.label) + "\">";
+    if (pts.size() > 1) {
+      out += "<polyline class=\"" + cls + "\" points=\"";
+      for (const Point& p : pts) out += px(sx(p.x)) + "," + px(sy(p.y)) + " ";
+      out.back() = '"';
+      out += "/>";
+    }
+    for (const Point& p : pts) {
+      out += "<circle class=\"pt " + cls + "\" cx=\"" + px(sx(p.x)) + "\" cy=\"" + px(sy(p.y)) +
+             "\" r=\"2.5\"><title>" + escape(s.label) + ": " + escape(label_of(f.x, p.x)) + ", " +
+             escape(label_of(f.y, p.y)) + "</title></circle>";
+    }
+    out += "</g>";
+  }
+  return out + "</svg>";
+}
+
+std::string histogram_chart(const ChartFrame& f, const std::vector<BarSeries>& series,
+                            const std::vector<Mark>& marks) {
+  double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, cmin = xlo, cmax = 0;
+  for (const BarSeries& s : series) {
+    for (const Bar& b : s.bars) {
+      if (b.count <= 0) continue;
+      xlo = std::min(xlo, f.x.log ? std::max(b.lower, 1.0) : b.lower);
+      xhi = std::max(xhi, b.upper);
+      cmin = std::min(cmin, b.count);
+      cmax = std::max(cmax, b.count);
+    }
+  }
+  for (const Mark& m : marks) {
+    if (m.x > 0 || !f.x.log) xlo = std::min(xlo, m.x), xhi = std::max(xhi, m.x);
+  }
+  if (!std::isfinite(xlo)) xlo = 1, xhi = 10, cmin = 1, cmax = 1;
+  double ylo = f.y.log ? cmin / 2 : 0, yhi = cmax;
+  if (f.x.log) {
+    xlo = std::pow(10, std::floor(std::log10(xlo)));
+    xhi = std::pow(10, std::ceil(std::log10(xhi * 1.0001)));
+  } else {
+    pad_domain(xlo, xhi, false, false);
+  }
+  pad_domain(ylo, yhi, f.y.log, true);
+  if (f.y.log) ylo = std::min(ylo, cmin / 2);  // a count of 1 stands above the axis
+  std::vector<LegendEntry> legend;
+  for (const BarSeries& s : series) legend.push_back({s.label, s.color, s.dashed});
+  ChartFrame grown = f;
+  LegendLayout lay = layout_legend(f, legend);
+  grown.height += lay.top - 36;
+  const int top = lay.top;
+  const Scale sx = x_scale(grown, xlo, xhi), sy = y_scale(grown, ylo, yhi, lay.top);
+  std::string out = frame_svg(grown, sx, sy, legend, lay);
+  const long bottom = std::lround(sy.p0);
+  for (const BarSeries& s : series) {
+    // One segment per pixel column run; overlapping columns keep the larger count.
+    struct Seg {
+      long x0, x1;
+      double count;
+    };
+    std::vector<Seg> segs;
+    std::size_t points = 0;
+    for (const Bar& b : s.bars) {
+      if (b.count <= 0) continue;
+      ++points;
+      const long a = std::lround(sx(b.lower));
+      const long e = std::max(a + 1, std::lround(sx(b.upper)));
+      if (!segs.empty() && a < segs.back().x1) {
+        segs.back().x1 = std::max(segs.back().x1, e);
+        segs.back().count = std::max(segs.back().count, b.count);
+      } else {
+        segs.push_back({a, e, b.count});
+      }
+    }
+    if (segs.empty()) continue;
+    std::string d = "M" + std::to_string(segs.front().x0) + " " + std::to_string(bottom);
+    long x = segs.front().x0, y = bottom;
+    for (const Seg& g : segs) {
+      if (g.x0 > x) {
+        if (y != bottom) d += "V" + std::to_string(bottom);
+        d += "H" + std::to_string(g.x0);
+        y = bottom;
+      }
+      const long gy = std::lround(sy(g.count));
+      if (gy != y) d += "V" + std::to_string(gy);
+      d += "H" + std::to_string(g.x1);
+      x = g.x1;
+      y = gy;
+    }
+    if (y != bottom) d += "V" + std::to_string(bottom);
+    const std::string cls = "h c" + std::to_string(s.color % 8) + (s.dashed ? " d" : "");
+    out += "<path class=\"" + cls + "\" data-label=\"" + escape(s.label) + "\" data-points=\"" +
+           std::to_string(points) + "\" d=\"" + d + "\"/>";
+  }
+  for (std::size_t i = 0; i < marks.size(); ++i) {
+    const Mark& m = marks[i];
+    const double mx = sx(m.x);
+    const std::string cls = "m c" + std::to_string(m.color % 8) + (m.dashed ? " d" : "");
+    const bool right = mx > grown.width - kRight - 90;
+    const std::string ty = std::to_string(top + 10 + static_cast<int>(i % 6) * 11);
+    out += "<g class=\"mark\"><title>" + escape(m.label) + "</title><line class=\"" + cls +
+           "\" x1=\"" + px(mx) + "\" y1=\"" + std::to_string(top) + "\" x2=\"" + px(mx) +
+           "\" y2=\"" + std::to_string(bottom) + "\"/><text class=\"ml\" x=\"" +
+           px(right ? mx - 3 : mx + 3) + "\" y=\"" + ty + "\"" +
+           (right ? " text-anchor=\"end\"" : "") + ">" + escape(m.short_label.empty() ? m.label : m.short_label) + "</text></g>";
+  }
+  return out + "</svg>";
+}
+
+}  // namespace rtgate::html
