@@ -12,7 +12,8 @@
 #   --baseline-dir DIR       gate against the newest result stored in DIR for this host,
 #                            selection and parameters (and store the new one there when it passes)
 #   --baseline-kernel REL    with --baseline-dir: the newest of that kernel_release only
-#   --artifacts DIR          where result.json, junit.xml and rtgate.prom go (default: artifacts)
+#   --artifacts DIR          where result.json, junit.xml, rtgate.prom and report.html go
+#                            (default: artifacts)
 #   --duration S, --runs N   as `rtgate run` (defaults 30 and 3)
 #   --until-decided          run until every gated metric is decided (with --max-runs, --budget)
 #   --max-runs N, --budget T as `rtgate run --until-decided`
@@ -90,7 +91,8 @@ fi
 
 mkdir -p "$artifacts"
 args=(run "${selection[@]}" --duration "$duration" --runs "$runs" --no-progress
-      -o "$artifacts/result.json" --junit "$artifacts/junit.xml" --textfile "$artifacts")
+      -o "$artifacts/result.json" --junit "$artifacts/junit.xml" --textfile "$artifacts"
+      --report "$artifacts/report.html")
 [ -z "$push" ] || args+=(--push "$push")
 if [ -n "$baseline" ]; then
   args+=(--baseline "$baseline")
@@ -116,7 +118,7 @@ if [ "$dry_run" = 1 ]; then
 fi
 
 # Evidence from an earlier job in the same folder must not pass for this one's.
-rm -f "$artifacts/result.json" "$artifacts/junit.xml" "$artifacts/rtgate.prom"
+rm -f "$artifacts/result.json" "$artifacts/junit.xml" "$artifacts/rtgate.prom" "$artifacts/report.html"
 code=0
 "$rtgate" "${args[@]}" || code=$?
 

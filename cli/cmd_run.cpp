@@ -8,6 +8,7 @@
 #include "cli/until_decided.h"
 #include "exporters/console_table.h"
 #include "exporters/json_exporter.h"
+#include "exporters/html/html_report.h"
 #include "exporters/junit_exporter.h"
 #include "framework/measure/clock.h"
 #include "framework/output_file.h"
@@ -24,6 +25,7 @@ struct RunCmdArgs {
   int max_runs = 20;
   std::string budget;
   bool dry_run = false;
+  std::string report_path;  // --report: the HTML report
 };
 
 // --dry-run: what would run, after every check a real run makes before it starts.
@@ -45,6 +47,7 @@ int print_plan(const RunCmdArgs& args, const Prepared& p) {
   };
   out("result JSON", args.run.output);
   out("JUnit", args.gate.junit_path);
+  out("HTML report", args.report_path);
   out("baseline", args.baseline);
   out("policy", args.gate.policy_path);
   out("textfile dir", args.run.textfile_dir);
@@ -60,7 +63,10 @@ int run_command(const RunCmdArgs& args) {
   const std::int64_t started = monotonic_ns();
   const RunArgs& a = args.run;
   Prepared p;
-  if (int rc = prepare(a, &p, {{"--junit", args.gate.junit_path}}); rc != kExitOk) return rc;
+  if (int rc = prepare(a, &p, {{"--junit", args.gate.junit_path}, {"--report", args.report_path}});
+      rc != kExitOk) {
+    return rc;
+  }
   const RunOptions& opt = p.options;
   UntilDecided until{.max_runs = args.max_runs, .started_ns = started};
   if (args.until_decided && args.baseline.empty()) {
@@ -147,6 +153,15 @@ int run_command(const RunCmdArgs& args) {
       rc = kExitFailed;
     }
   }
+  if (!args.report_path.empty()) {
+    // Interrupted: the figures measured until then, without verdicts (none were reached).
+    const std::string page = html::render_report(out.report, baseline ? &*baseline : nullptr,
+                                                 verdicts ? &*verdicts : nullptr);
+    if (const std::string w = write_output(args.report_path, page); !w.empty()) {
+      print_error("--report: " + w);
+      rc = kExitFailed;
+    }
+  }
   if (const int prom_rc = export_prometheus(a, p, out.report, verdicts ? &*verdicts : nullptr);
       prom_rc != kExitOk && rc == kExitOk) {
     rc = prom_rc;
@@ -190,6 +205,8 @@ void add_run(CLI::App& app, int& exit_code) {
   add_run_options(cmd, a->run);
   cmd->add_option("--junit", a->gate.junit_path, "write JUnit XML (the gate's, with --baseline)");
   cmd->add_option("--baseline", a->baseline, "gate this run against a baseline result JSON");
+  cmd->add_option("--report", a->report_path,
+                  "write the HTML report (rtgate report's, with the verdicts when --baseline)");
   cmd->add_option("--policy", a->gate.policy_path, "gate policy (with --baseline)");
   cmd->add_flag("--fail-on-inconclusive", a->gate.fail_on_inconclusive,
                 "with --baseline: exit 1 instead of 3 when the data cannot tell");

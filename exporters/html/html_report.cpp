@@ -43,9 +43,10 @@ details.case-d{margin-left:1em}.suite{font-weight:600}.case{font-weight:600}
 nav ul{columns:2;margin:.2em 0}pre{background:#f7f7f7;padding:.5em;overflow-x:auto}
 svg.chart{display:block;margin:.3em 0}svg .t{font-weight:600;font-size:12px}
 svg text{font-size:11px;fill:#333}
-svg line,svg polyline,svg path{fill:none;stroke:currentColor;stroke-width:1.5}
+svg polyline,svg path{fill:none;stroke:currentColor;stroke-width:1.5}
 svg .d{stroke-dasharray:5 3}svg path.h{stroke-width:1.2;stroke-dasharray:none}
-svg path.h.c0{fill:rgba(31,119,180,.12)}svg circle.pt{fill:currentColor;stroke:none}
+svg path.h.c0{fill:rgba(31,119,180,.12)}svg path.pt{stroke-width:5;stroke-linecap:round;stroke-dasharray:none}
+svg .ye text{text-anchor:end}svg .xm text{text-anchor:middle}
 svg .g{stroke:#eee}svg .a{stroke:#888}svg .m{stroke-width:1}svg .ml{font-size:10px}
 .c0{color:#1f77b4}.c1{color:#ff7f0e}.c2{color:#2ca02c}.c3{color:#d62728}
 .c4{color:#9467bd}.c5{color:#8c564b}.c6{color:#e377c2}.c7{color:#17becf}
@@ -105,7 +106,8 @@ std::string evidence_html(const gate::MetricVerdict& m) {
   return s + details("evidence", body + "</ul>", false);
 }
 
-std::vector<std::string> verdict_row(const RunReport& cur, const gate::MetricVerdict& m) {
+std::vector<std::string> verdict_row(const RunReport& cur, const gate::MetricVerdict& m,
+                                     bool with_evidence) {
   std::vector<std::string> cells;
   const std::vector<std::string> text = gate_row(m);
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -117,7 +119,7 @@ std::vector<std::string> verdict_row(const RunReport& cur, const gate::MetricVer
       cells.push_back(escape(text[i]));
     }
   }
-  cells.push_back(evidence_html(m));
+  if (with_evidence) cells.push_back(evidence_html(m));
   return cells;
 }
 
@@ -151,22 +153,44 @@ std::string verdict_section(const RunReport& cur, const gate::GateReport& g) {
   }
   std::vector<std::string> head;
   for (const std::string& h : gate_table_header()) head.push_back(escape(h));
-  head.push_back("why");
-  auto rows_of = [&](const std::vector<const gate::MetricVerdict*>& ms) {
+  // The reason and evidence of every metric that is not unchanged; the full list (thousands of
+  // rows at lab scale) has the figures, the change with its interval and the verdict of each.
+  auto rows_of = [&](const std::vector<const gate::MetricVerdict*>& ms, bool with_evidence) {
     std::vector<std::vector<std::string>> rows;
     std::vector<std::string> classes;
     for (const auto* m : ms) {
-      rows.push_back(verdict_row(cur, *m));
+      rows.push_back(verdict_row(cur, *m, with_evidence));
       classes.push_back(m->gated ? "v-" + std::string(gate::to_string(m->verdict)) : "");
     }
-    return "<div class=\"scroll\">" + table(head, rows, classes) + "</div>";
+    std::vector<std::string> h = head;
+    if (with_evidence) h.push_back("why");
+    return "<div class=\"scroll\">" + table(h, rows, classes) + "</div>";
   };
+  // Every regressed, missing and improved metric with its evidence; inconclusive ones too, up
+  // to kOpenShown (a gate of thousands of metrics that cannot tell would list them all twice).
+  constexpr std::size_t kOpenShown = 100;
+  std::size_t more = 0;
+  if (open.size() > kOpenShown) {
+    const auto first_inconclusive =
+        std::find_if(open.begin(), open.end(), [](const gate::MetricVerdict* m) {
+          return m->verdict == gate::Verdict::kInconclusive;
+        });
+    const std::size_t keep = std::max<std::size_t>(
+        kOpenShown, static_cast<std::size_t>(first_inconclusive - open.begin()));
+    more = open.size() - std::min(keep, open.size());
+    open.resize(std::min(keep, open.size()));
+  }
   if (!open.empty()) {
-    s += "<h3>Metrics that are not unchanged</h3>" + rows_of(open);
+    s += "<h3>Metrics that are not unchanged</h3>" + rows_of(open, true);
+    if (more > 0) {
+      s += "<p>and " + std::to_string(more) +
+           " more inconclusive metrics, in the full list below (figures, change and interval; "
+           "the reasons are in rtgate gate's output).</p>";
+    }
   } else {
     s += "<p>Every gated metric is unchanged.</p>";
   }
-  s += details("All " + std::to_string(all.size()) + " compared metrics", rows_of(all), false);
+  s += details("All " + std::to_string(all.size()) + " compared metrics", rows_of(all, false), false);
   return s + "</section>";
 }
 

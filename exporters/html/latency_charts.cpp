@@ -11,11 +11,11 @@
 namespace rtgate::html {
 namespace {
 
-// Bins of equal width on the log axis, kBinsPerDecade to a power of ten (4.7% wide, three
-// times the histogram's finest buckets): a sparse tail reads as a shape instead of a comb of
+// Bins of equal width on the log axis, kBinsPerDecade to a power of ten (9.6% wide, 5 px on a
+// chart of four decades; six times the histogram's finest buckets): a sparse tail reads as a shape instead of a comb of
 // single-sample buckets, and the chart's size does not grow with the histogram's. Each bucket
 // counts in the bin of its lower bound.
-constexpr double kBinsPerDecade = 50;
+constexpr double kBinsPerDecade = 25;
 
 BarSeries bars(const LatencyHistogram& h, std::string label, int color, bool dashed) {
   BarSeries s{std::move(label), color, dashed, {}};
@@ -69,7 +69,7 @@ void add_run_series(std::vector<Series>& out, const std::vector<LatencySummary>&
   int color = 2;
   for (const auto& q : kShown) {
     Series s{std::string(q.name) + (baseline ? " (baseline)" : ""), color++, baseline, {},
-             !baseline};
+             !baseline, !baseline};
     for (std::size_t i = 0; i < runs.size(); ++i) {
       s.points.push_back({static_cast<double>(i + 1), static_cast<double>(runs[i].*q.field)});
     }
@@ -82,13 +82,13 @@ void add_run_series(std::vector<Series>& out, const std::vector<LatencySummary>&
 std::string ns_tick(double ns) {
   char buf[32];
   if (ns < 1e3) {
-    std::snprintf(buf, sizeof buf, "%g ns", ns);
+    std::snprintf(buf, sizeof buf, "%.3g ns", ns);
   } else if (ns < 1e6) {
-    std::snprintf(buf, sizeof buf, "%g us", ns / 1e3);
+    std::snprintf(buf, sizeof buf, "%.3g us", ns / 1e3);
   } else if (ns < 1e9) {
-    std::snprintf(buf, sizeof buf, "%g ms", ns / 1e6);
+    std::snprintf(buf, sizeof buf, "%.3g ms", ns / 1e6);
   } else {
-    std::snprintf(buf, sizeof buf, "%g s", ns / 1e9);
+    std::snprintf(buf, sizeof buf, "%.3g s", ns / 1e9);
   }
   return buf;
 }
@@ -109,9 +109,9 @@ std::string latency_charts(const std::string& title, const Metric& cur, const Me
     rows.push_back(figures("baseline", bs, static_cast<int>(base->runs.size())));
   }
   ChartFrame h;
-  h.title = title + ": histogram";
+  h.title = title;
   h.x = {"latency", true, ns_tick};
-  h.y = {"samples per bin (50 a decade)", true, [](double v) { return gate::fmt::num(v); }};
+  h.y = {"samples per bin (25 a decade)", true, [](double v) { return gate::fmt::num(v); }};
   std::string out = "<div class=\"metric\">";
   out += histogram_chart(h, hist, marks);
   if (!cur.runs.empty()) {
@@ -119,7 +119,7 @@ std::string latency_charts(const std::string& title, const Metric& cur, const Me
     add_run_series(runs, cur.runs, false);
     if (with_base && !base->runs.empty()) add_run_series(runs, base->runs, true);
     ChartFrame r;
-    r.title = title + ": per run" + (with_base ? " (dashed: baseline)" : "");
+    r.title = std::string("per run") + (with_base ? " (dashed: baseline)" : "");
     r.x = {"run", false, whole};
     r.y = {"latency", true, ns_tick};
     r.width = 420;

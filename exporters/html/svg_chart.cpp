@@ -87,10 +87,10 @@ std::string frame_svg(const ChartFrame& f, const Scale& sx, const Scale& sy,
                       const std::vector<LegendEntry>& legend, const LegendLayout& lay) {
   const int top = lay.top;
   std::string s;
-  s += "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" width=\"" +
+  // Inline in HTML: the parser puts <svg> in the SVG namespace, no xmlns needed.
+  s += "<svg class=\"chart\" role=\"img\" width=\"" +
        std::to_string(f.width) + "\" height=\"" + std::to_string(f.height) + "\" viewBox=\"0 0 " +
        std::to_string(f.width) + " " + std::to_string(f.height) + "\">";
-  s += "<title>" + escape(f.title) + "</title>";
   s += "<text class=\"t\" x=\"" + std::to_string(kLeft) + "\" y=\"13\">" + escape(f.title) +
        "</text>";
   for (std::size_t i = 0; i < legend.size(); ++i) {
@@ -98,25 +98,25 @@ std::string frame_svg(const ChartFrame& f, const Scale& sx, const Scale& sy,
     const double lx = lay.at[i].first;
     const int ly = 25 + 14 * lay.at[i].second;
     const std::string cls = "c" + std::to_string(e.color % 8) + (e.dashed ? " d" : "");
-    s += "<line class=\"" + cls + "\" x1=\"" + px(lx) + "\" y1=\"" + std::to_string(ly) +
-         "\" x2=\"" + px(lx + 16) + "\" y2=\"" + std::to_string(ly) + "\"/><text class=\"l\" x=\"" +
+    s += "<path class=\"" + cls + "\" d=\"M" + px(lx) + " " + std::to_string(ly) + "h16\"/><text class=\"l\" x=\"" +
          px(lx + 20) + "\" y=\"" + std::to_string(ly + 4) + "\">" + escape(e.text) + "</text>";
   }
-  // Grid and tick labels.
-  for (const double t : ticks(sy.lo, sy.hi, sy.log)) {
-    const std::string y = px(sy(t));
-    s += "<line class=\"g\" x1=\"" + std::to_string(kLeft) + "\" y1=\"" + y + "\" x2=\"" +
-         std::to_string(f.width - kRight) + "\" y2=\"" + y + "\"/><text class=\"k\" x=\"" +
-         std::to_string(kLeft - 4) + "\" y=\"" + px(sy(t) + 4) + "\" text-anchor=\"end\">" +
-         escape(label_of(f.y, t)) + "</text>";
+  // Grid lines as one path and tick labels in two groups (anchored by CSS): the frame is most of
+  // a small chart's bytes, and a report has thousands of charts.
+  const std::vector<double> yt = ticks(sy.lo, sy.hi, sy.log), xt = ticks(sx.lo, sx.hi, sx.log);
+  std::string grid, ylabels, xlabels;
+  for (const double t : yt) {
+    grid += "M" + std::to_string(kLeft) + " " + px(sy(t)) + "H" + std::to_string(f.width - kRight);
+    ylabels += "<text x=\"" + std::to_string(kLeft - 4) + "\" y=\"" + px(sy(t) + 4) + "\">" +
+               escape(label_of(f.y, t)) + "</text>";
   }
-  for (const double t : ticks(sx.lo, sx.hi, sx.log)) {
-    const std::string x = px(sx(t));
-    s += "<line class=\"g\" x1=\"" + x + "\" y1=\"" + std::to_string(top) + "\" x2=\"" + x +
-         "\" y2=\"" + std::to_string(f.height - kBottom) + "\"/><text class=\"k\" x=\"" + x +
-         "\" y=\"" + std::to_string(f.height - kBottom + 14) + "\" text-anchor=\"middle\">" +
-         escape(label_of(f.x, t)) + "</text>";
+  for (const double t : xt) {
+    grid += "M" + px(sx(t)) + " " + std::to_string(top) + "V" + std::to_string(f.height - kBottom);
+    xlabels += "<text x=\"" + px(sx(t)) + "\" y=\"" + std::to_string(f.height - kBottom + 14) +
+               "\">" + escape(label_of(f.x, t)) + "</text>";
   }
+  if (!grid.empty()) s += "<path class=\"g\" d=\"" + grid + "\"/>";
+  s += "<g class=\"k ye\">" + ylabels + "</g><g class=\"k xm\">" + xlabels + "</g>";
   s += "<path class=\"a\" d=\"M" + std::to_string(kLeft) + " " + std::to_string(top) + "V" +
        std::to_string(f.height - kBottom) + "H" + std::to_string(f.width - kRight) + "\"/>";
   s += "<text class=\"k\" x=\"" + std::to_string((kLeft + f.width - kRight) / 2) + "\" y=\"" +
@@ -149,7 +149,7 @@ std::vector<double> ticks(double lo, double hi, bool log) {
     if (lo <= 0) return out;
     const int first = static_cast<int>(std::ceil(std::log10(lo) - 1e-9));
     const int last = static_cast<int>(std::floor(std::log10(hi) + 1e-9));
-    const bool fine = last - first < 3;
+    const bool fine = last - first < 2;
     for (int e = first - 1; e <= last; ++e) {
       for (const double m : {1.0, 2.0, 5.0}) {
         if (m != 1.0 && !fine) continue;
@@ -209,19 +209,27 @@ std::string line_chart(const ChartFrame& f, const std::vector<Series>& series) {
     }
     std::sort(pts.begin(), pts.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
     const std::string cls = "c" + std::to_string(s.color % 8) + (s.dashed ? " d" : "");
-    out += "<g class=\"series\" data-label=\"" + escape(s.label) + "\">";
+    std::string values;
+    for (const Point& p : pts) {
+      values += (values.empty() ? "" : ", ") + label_of(f.x, p.x) + ": " + label_of(f.y, p.y);
+    }
+    // One title per series with every point's figures (a title per point would double a
+    // chart); on the dots, or on the line when the series has none.
+    const std::string title = "<title>" + escape(s.label + " (" + values + ")") + "</title>";
+    const std::string count = "data-points=\"" + std::to_string(pts.size()) + "\" ";
+    const bool dots = s.markers || pts.size() == 1;
     if (pts.size() > 1) {
-      out += "<polyline class=\"" + cls + "\" points=\"";
+      out += "<polyline class=\"" + cls + "\" " + (dots ? "" : count) + "points=\"";
       for (const Point& p : pts) out += px(sx(p.x)) + "," + px(sy(p.y)) + " ";
       out.back() = '"';
-      out += "/>";
+      out += dots ? "/>" : ">" + title + "</polyline>";
     }
-    for (const Point& p : pts) {
-      out += "<circle class=\"pt " + cls + "\" cx=\"" + px(sx(p.x)) + "\" cy=\"" + px(sy(p.y)) +
-             "\" r=\"2.5\"><title>" + escape(s.label) + ": " + escape(label_of(f.x, p.x)) + ", " +
-             escape(label_of(f.y, p.y)) + "</title></circle>";
+    if (dots && !pts.empty()) {
+      // Zero-length segments drawn as round dots (CSS): a few bytes a point.
+      out += "<path class=\"pt " + cls + "\" " + count + "d=\"";
+      for (const Point& p : pts) out += "M" + px(sx(p.x)) + " " + px(sy(p.y)) + "h0";
+      out += "\">" + title + "</path>";
     }
-    out += "</g>";
   }
   return out + "</svg>";
 }
@@ -306,9 +314,9 @@ std::string histogram_chart(const ChartFrame& f, const std::vector<BarSeries>& s
     const std::string cls = "m c" + std::to_string(m.color % 8) + (m.dashed ? " d" : "");
     const bool right = mx > grown.width - kRight - 90;
     const std::string ty = std::to_string(top + 10 + static_cast<int>(i % 6) * 11);
-    out += "<g class=\"mark\"><title>" + escape(m.label) + "</title><line class=\"" + cls +
-           "\" x1=\"" + px(mx) + "\" y1=\"" + std::to_string(top) + "\" x2=\"" + px(mx) +
-           "\" y2=\"" + std::to_string(bottom) + "\"/><text class=\"ml\" x=\"" +
+    out += "<g class=\"mark\"><title>" + escape(m.label) + "</title><path class=\"" + cls +
+           "\" d=\"M" + px(mx) + " " + std::to_string(top) + "V" + std::to_string(bottom) +
+           "\"/><text class=\"ml\" x=\"" +
            px(right ? mx - 3 : mx + 3) + "\" y=\"" + ty + "\"" +
            (right ? " text-anchor=\"end\"" : "") + ">" + escape(m.short_label.empty() ? m.label : m.short_label) + "</text></g>";
   }

@@ -8,9 +8,9 @@
 //
 // Coordinates are whole pixels and a series is thinned to one point per pixel column (the
 // largest count, so a peak or a lone outlier bucket stays visible): a chart costs about the same
-// bytes whether its histogram has 50 buckets or 1,800. Each data point a reader can see is an
-// element the DOM can count: a <circle class="pt"> of a line chart, a "data-points" attribute
-// on a histogram's <path>.
+// bytes whether its histogram has 50 buckets or 1,800. The data points a chart draws are counted
+// in the DOM: a "data-points" attribute on each series' markers (<path class="pt">, one dot a
+// point) of a line chart and on each histogram outline (<path class="h">).
 #pragma once
 
 #include <functional>
@@ -29,6 +29,7 @@ struct Series {
   bool dashed = false;
   std::vector<Point> points;
   bool in_legend = true;  // false for a baseline twin the chart's title explains
+  bool markers = true;    // a dot a point; without, the line alone (one point: still a dot)
 };
 
 // A step histogram's bars: [lower, upper) with a count.
@@ -75,7 +76,7 @@ std::string histogram_chart(const ChartFrame& frame, const std::vector<BarSeries
 // Tick text for counted things (runs, threads): whole numbers only, "" between them.
 std::string whole(double v);
 
-// Tick positions for [lo, hi]: powers of ten (with 2 and 5 when the range spans under three
+// Tick positions for [lo, hi]: powers of ten (with 2 and 5 when the range spans under two
 // decades) on a log axis, 1/2/5 x 10^k steps (about five) on a linear one.
 std::vector<double> ticks(double lo, double hi, bool log);
 

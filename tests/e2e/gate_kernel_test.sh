@@ -57,7 +57,7 @@ code=0
 for p in "${hogs[@]}"; do kill "$p"; done
 hogs=()
 [ "$code" = 1 ] || { cat "$T/2.log"; fail "the loaded candidate exited $code, not 1"; }
-for f in result.json junit.xml rtgate.prom; do
+for f in result.json junit.xml rtgate.prom report.html; do
   [ -s "$T/a1/$f" ] || fail "artifacts lack $f"
 done
 # The JUnit names the regressed metric in a failure (lock.throughput, case pi_mutex/1t).
