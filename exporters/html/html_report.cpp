@@ -28,7 +28,7 @@ th,td{border:1px solid #ddd;padding:2px 6px;text-align:left;vertical-align:top}
 th{background:#f3f3f3}tr.diff td{background:#fff3cd}
 tr.v-regressed td{background:#fde2e1}tr.v-missing td,tr.v-inconclusive td{background:#fff6dc}
 tr.v-improved td{background:#e3f5e1}
-.scroll{overflow-x:auto}.dim{color:#777}.reason{font-style:italic}
+.scroll{overflow-x:auto}#verdict td:nth-child(12){min-width:28em}.dim{color:#777}.reason{font-style:italic}
 .warn{background:#fff3cd;border-left:4px solid #e0a800;padding:.3em .8em;margin:.4em 0}
 .banner{font-size:1.2em;font-weight:600;padding:.4em .8em;border-radius:4px;margin:.5em 0}
 .banner.regressed{background:#f8d7da}.banner.unchanged,.banner.improved{background:#d4edda}
