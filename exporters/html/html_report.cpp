@@ -99,8 +99,8 @@ std::string evidence_html(const gate::MetricVerdict& m) {
   if (m.evidence.empty() && m.trace.empty()) return s;
   std::string body = "<ul>";
   for (const gate::Evidence& e : m.evidence) {
-    body += std::string("<li>") + (e.deciding ? "<b>deciding</b> " : "") + escape(e.detail) +
-            "</li>";
+    body +=
+        std::string("<li>") + (e.deciding ? "<b>deciding</b> " : "") + escape(e.detail) + "</li>";
   }
   for (const std::string& t : m.trace) body += "<li>trace: " + escape(t) + "</li>";
   return s + details("evidence", body + "</ul>", false);
@@ -171,10 +171,9 @@ std::string verdict_section(const RunReport& cur, const gate::GateReport& g) {
   constexpr std::size_t kOpenShown = 100;
   std::size_t more = 0;
   if (open.size() > kOpenShown) {
-    const auto first_inconclusive =
-        std::find_if(open.begin(), open.end(), [](const gate::MetricVerdict* m) {
-          return m->verdict == gate::Verdict::kInconclusive;
-        });
+    const auto first_inconclusive = std::find_if(
+        open.begin(), open.end(),
+        [](const gate::MetricVerdict* m) { return m->verdict == gate::Verdict::kInconclusive; });
     const std::size_t keep = std::max<std::size_t>(
         kOpenShown, static_cast<std::size_t>(first_inconclusive - open.begin()));
     more = open.size() - std::min(keep, open.size());
@@ -190,7 +189,8 @@ std::string verdict_section(const RunReport& cur, const gate::GateReport& g) {
   } else {
     s += "<p>Every gated metric is unchanged.</p>";
   }
-  s += details("All " + std::to_string(all.size()) + " compared metrics", rows_of(all, false), false);
+  s += details("All " + std::to_string(all.size()) + " compared metrics", rows_of(all, false),
+               false);
   return s + "</section>";
 }
 
@@ -206,15 +206,18 @@ const std::vector<EnvField>& env_fields() {
       {"kernel_version", [](const RunReport& r) { return r.environment.kernel_version; }},
       {"machine", [](const RunReport& r) { return r.environment.machine; }},
       {"preempt_model", [](const RunReport& r) { return r.environment.preempt_model; }},
-      {"realtime", [](const RunReport& r) { return std::string(r.environment.realtime ? "yes" : "no"); }},
+      {"realtime",
+       [](const RunReport& r) { return std::string(r.environment.realtime ? "yes" : "no"); }},
       {"cmdline", [](const RunReport& r) { return r.environment.cmdline; }},
       {"cpu_model", [](const RunReport& r) { return r.environment.cpu_model; }},
       {"online_cpus", [](const RunReport& r) { return std::to_string(r.environment.online_cpus); }},
       {"online_cpu_list", [](const RunReport& r) { return r.environment.online_cpu_list; }},
       {"isolated_cpus", [](const RunReport& r) { return r.environment.isolated_cpus; }},
       {"nohz_full", [](const RunReport& r) { return r.environment.nohz_full; }},
-      {"rt_runtime_us", [](const RunReport& r) { return std::to_string(r.environment.rt_runtime_us); }},
-      {"rt_period_us", [](const RunReport& r) { return std::to_string(r.environment.rt_period_us); }},
+      {"rt_runtime_us",
+       [](const RunReport& r) { return std::to_string(r.environment.rt_runtime_us); }},
+      {"rt_period_us",
+       [](const RunReport& r) { return std::to_string(r.environment.rt_period_us); }},
       {"cpu_dma_latency_us",
        [](const RunReport& r) { return std::to_string(r.environment.cpu_dma_latency_us); }},
       {"clocksource", [](const RunReport& r) { return r.environment.clocksource; }},
@@ -232,7 +235,7 @@ const std::vector<EnvField>& env_fields() {
 }
 
 std::string environment_section(const RunReport& cur, const RunReport* base,
-                                 const gate::GateReport* g) {
+                                const gate::GateReport* g) {
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> classes;
   for (const EnvField& f : env_fields()) {
@@ -264,8 +267,9 @@ std::string environment_section(const RunReport& cur, const RunReport* base,
 }
 
 std::string toc(const RunReport& cur, const gate::GateReport* g) {
-  std::string s = "<nav><h2>Contents</h2><button data-open=\"1\">expand all</button> "
-                  "<button data-open=\"0\">collapse all</button><ul>";
+  std::string s =
+      "<nav><h2>Contents</h2><button data-open=\"1\">expand all</button> "
+      "<button data-open=\"0\">collapse all</button><ul>";
   if (g != nullptr) s += "<li><a href=\"#verdict\">Verdict</a></li>";
   s += "<li><a href=\"#environment\">Environment</a></li>";
   for (const SuiteResult& r : cur.suites) {
@@ -284,8 +288,7 @@ std::string toc(const RunReport& cur, const gate::GateReport* g) {
 
 }  // namespace
 
-std::string render_report(const RunReport& cur, const RunReport* base,
-                          const gate::GateReport* g) {
+std::string render_report(const RunReport& cur, const RunReport* base, const gate::GateReport* g) {
   std::string s = kHead;
   s += "<title>rtgate report: " + escape(cur.environment.hostname) + " " +
        escape(cur.environment.kernel_release) + "</title>" + kStyle + "</head><body>";

@@ -12,9 +12,9 @@ namespace rtgate::html {
 namespace {
 
 // Bins of equal width on the log axis, kBinsPerDecade to a power of ten (9.6% wide, 5 px on a
-// chart of four decades; six times the histogram's finest buckets): a sparse tail reads as a shape instead of a comb of
-// single-sample buckets, and the chart's size does not grow with the histogram's. Each bucket
-// counts in the bin of its lower bound.
+// chart of four decades; six times the histogram's finest buckets): a sparse tail reads as a shape
+// instead of a comb of single-sample buckets, and the chart's size does not grow with the
+// histogram's. Each bucket counts in the bin of its lower bound.
 constexpr double kBinsPerDecade = 25;
 
 BarSeries bars(const LatencyHistogram& h, std::string label, int color, bool dashed) {
@@ -68,8 +68,12 @@ void add_run_series(std::vector<Series>& out, const std::vector<LatencySummary>&
                 {"max", &LatencySummary::max}};
   int color = 2;
   for (const auto& q : kShown) {
-    Series s{std::string(q.name) + (baseline ? " (baseline)" : ""), color++, baseline, {},
-             !baseline, !baseline};
+    Series s{std::string(q.name) + (baseline ? " (baseline)" : ""),
+             color++,
+             baseline,
+             {},
+             !baseline,
+             !baseline};
     for (std::size_t i = 0; i < runs.size(); ++i) {
       s.points.push_back({static_cast<double>(i + 1), static_cast<double>(runs[i].*q.field)});
     }
@@ -125,8 +129,8 @@ std::string latency_charts(const std::string& title, const Metric& cur, const Me
     r.width = 420;
     out += line_chart(r, runs);
   }
-  out += table({"", "samples", "min", "mean", "p50", "p99", "p99.9", "max", "overflow", "runs"},
-               rows);
+  out +=
+      table({"", "samples", "min", "mean", "p50", "p99", "p99.9", "max", "overflow", "runs"}, rows);
   return out + "</div>";
 }
 

@@ -28,12 +28,11 @@ std::string hygiene_html(const SuiteResult& s) {
   const Hygiene& h = s.hygiene;
   char line[160];
   std::snprintf(line, sizeof line, "steal %.1f ms, RT throttling %s, missed periods %llu",
-                h.steal_ms,
-                h.rt_throttled < 0 ? "unknown" : std::to_string(h.rt_throttled).c_str(),
+                h.steal_ms, h.rt_throttled < 0 ? "unknown" : std::to_string(h.rt_throttled).c_str(),
                 static_cast<unsigned long long>(h.missed_periods));
-  std::string out = "<p class=\"hyg\">Hygiene: " + escape(line) +
-                    (h.rt_throttled_source.empty() ? "" : " (" + escape(h.rt_throttled_source) + ")") +
-                    "</p>";
+  std::string out =
+      "<p class=\"hyg\">Hygiene: " + escape(line) +
+      (h.rt_throttled_source.empty() ? "" : " (" + escape(h.rt_throttled_source) + ")") + "</p>";
   if (!h.foreign_rt_threads.empty()) {
     std::vector<std::vector<std::string>> rows;
     for (const ForeignRtThread& t : h.foreign_rt_threads) {
@@ -56,9 +55,8 @@ std::string loads_html(const SuiteResult& s) {
   std::vector<std::vector<std::string>> rows;
   for (const load::LoadReport& l : s.loads) {
     rows.push_back({escape(l.spec), escape(l.kind), std::to_string(l.instances),
-                    gate::fmt::num(l.seconds), gate::fmt::num(l.ops_per_s) + " " + escape(l.unit) +
-                                                   "/s",
-                    escape(l.note)});
+                    gate::fmt::num(l.seconds),
+                    gate::fmt::num(l.ops_per_s) + " " + escape(l.unit) + "/s", escape(l.note)});
   }
   return "<p>Load beside the suite:</p>" +
          table({"spec", "kind", "instances", "seconds", "rate", "note"}, rows);
@@ -83,13 +81,13 @@ std::string case_section(const SuiteResult& s, const Case& c, const SuiteResult*
   }
   std::string labels;
   for (const auto& [k, v] : c.labels) labels += " " + k + "=" + v;
-  const std::string summary =
-      "<span class=\"case\" id=\"" + case_anchor(s.name, c.name) + "\">" + escape(c.name) +
-      "</span> <span class=\"dim\">" + escape(labels) + "</span>" +
-      (judged ? " " + badge(gate::to_string(worst)) : "") +
-      (c.contaminated ? " " + badge("contaminated") : "");
-  const bool open = small_suite || (judged && (worst == gate::Verdict::kRegressed ||
-                                                worst == gate::Verdict::kMissing));
+  const std::string summary = "<span class=\"case\" id=\"" + case_anchor(s.name, c.name) + "\">" +
+                              escape(c.name) + "</span> <span class=\"dim\">" + escape(labels) +
+                              "</span>" + (judged ? " " + badge(gate::to_string(worst)) : "") +
+                              (c.contaminated ? " " + badge("contaminated") : "");
+  const bool open =
+      small_suite ||
+      (judged && (worst == gate::Verdict::kRegressed || worst == gate::Verdict::kMissing));
   return details(summary, body, open, "case-d");
 }
 
@@ -112,8 +110,8 @@ bool has_case_section(const Case& c) {
 std::string suite_section(const SuiteResult& s, const SuiteResult* base,
                           const VerdictIndex& verdicts, int cpus, bool open) {
   const gate::SuiteVerdict* sv = verdicts.suite();
-  std::string summary = "<span class=\"suite\">" + escape(s.name) + "</span> " +
-                        badge(to_string(s.status));
+  std::string summary =
+      "<span class=\"suite\">" + escape(s.name) + "</span> " + badge(to_string(s.status));
   if (sv != nullptr) summary += " " + badge(gate::to_string(sv->verdict));
   if (s.contaminated) summary += " " + badge("contaminated");
   char facts[128];
@@ -125,11 +123,13 @@ std::string suite_section(const SuiteResult& s, const SuiteResult* base,
   if (!s.reason.empty()) body += "<p class=\"reason\">" + escape(s.reason) + "</p>";
   if (sv != nullptr) {
     if (!sv->reason.empty()) body += "<p class=\"reason\">Gate: " + escape(sv->reason) + "</p>";
-    if (!sv->notes.empty()) body += "<div class=\"warn\">Gate notes:" + list_items(sv->notes) + "</div>";
+    if (!sv->notes.empty())
+      body += "<div class=\"warn\">Gate notes:" + list_items(sv->notes) + "</div>";
   }
   if (base == nullptr && sv != nullptr) body += "<p>The baseline has no such suite.</p>";
   std::string params;
-  for (const auto& [k, v] : s.params) params += (params.empty() ? "" : ", ") + k + "=" + param_text(v);
+  for (const auto& [k, v] : s.params)
+    params += (params.empty() ? "" : ", ") + k + "=" + param_text(v);
   if (!params.empty()) body += "<p class=\"params\">Parameters: " + escape(params) + "</p>";
   body += hygiene_html(s) + loads_html(s);
   body += metric_table(s, base, verdicts, cpus);
@@ -143,8 +143,8 @@ std::string suite_section(const SuiteResult& s, const SuiteResult* base,
   for (const Case& c : s.cases) {
     if (has_case_section(c)) body += case_section(s, c, base, verdicts, small);
   }
-  return "<section id=\"" + suite_anchor(s.name) + "\">" +
-         details(summary, body, open, "suite-d") + "</section>";
+  return "<section id=\"" + suite_anchor(s.name) + "\">" + details(summary, body, open, "suite-d") +
+         "</section>";
 }
 
 }  // namespace rtgate::html

@@ -88,9 +88,9 @@ std::string frame_svg(const ChartFrame& f, const Scale& sx, const Scale& sy,
   const int top = lay.top;
   std::string s;
   // Inline in HTML: the parser puts <svg> in the SVG namespace, no xmlns needed.
-  s += "<svg class=\"chart\" role=\"img\" width=\"" +
-       std::to_string(f.width) + "\" height=\"" + std::to_string(f.height) + "\" viewBox=\"0 0 " +
-       std::to_string(f.width) + " " + std::to_string(f.height) + "\">";
+  s += "<svg class=\"chart\" role=\"img\" width=\"" + std::to_string(f.width) + "\" height=\"" +
+       std::to_string(f.height) + "\" viewBox=\"0 0 " + std::to_string(f.width) + " " +
+       std::to_string(f.height) + "\">";
   s += "<text class=\"t\" x=\"" + std::to_string(kLeft) + "\" y=\"13\">" + escape(f.title) +
        "</text>";
   for (std::size_t i = 0; i < legend.size(); ++i) {
@@ -98,8 +98,9 @@ std::string frame_svg(const ChartFrame& f, const Scale& sx, const Scale& sy,
     const double lx = lay.at[i].first;
     const int ly = 25 + 14 * lay.at[i].second;
     const std::string cls = "c" + std::to_string(e.color % 8) + (e.dashed ? " d" : "");
-    s += "<path class=\"" + cls + "\" d=\"M" + px(lx) + " " + std::to_string(ly) + "h16\"/><text class=\"l\" x=\"" +
-         px(lx + 20) + "\" y=\"" + std::to_string(ly + 4) + "\">" + escape(e.text) + "</text>";
+    s += "<path class=\"" + cls + "\" d=\"M" + px(lx) + " " + std::to_string(ly) +
+         "h16\"/><text class=\"l\" x=\"" + px(lx + 20) + "\" y=\"" + std::to_string(ly + 4) +
+         "\">" + escape(e.text) + "</text>";
   }
   // Grid lines as one path and tick labels in two groups (anchored by CSS): the frame is most of
   // a small chart's bytes, and a report has thousands of charts.
@@ -120,8 +121,7 @@ std::string frame_svg(const ChartFrame& f, const Scale& sx, const Scale& sy,
   s += "<path class=\"a\" d=\"M" + std::to_string(kLeft) + " " + std::to_string(top) + "V" +
        std::to_string(f.height - kBottom) + "H" + std::to_string(f.width - kRight) + "\"/>";
   s += "<text class=\"k\" x=\"" + std::to_string((kLeft + f.width - kRight) / 2) + "\" y=\"" +
-       std::to_string(f.height - 6) + "\" text-anchor=\"middle\">" + escape(f.x.title) +
-       "</text>";
+       std::to_string(f.height - 6) + "\" text-anchor=\"middle\">" + escape(f.x.title) + "</text>";
   const int mid = (top + f.height - kBottom) / 2;
   s += "<text class=\"k\" x=\"12\" y=\"" + std::to_string(mid) +
        "\" text-anchor=\"middle\" transform=\"rotate(-90 12 " + std::to_string(mid) + ")\">" +
@@ -316,9 +316,9 @@ std::string histogram_chart(const ChartFrame& f, const std::vector<BarSeries>& s
     const std::string ty = std::to_string(top + 10 + static_cast<int>(i % 6) * 11);
     out += "<g class=\"mark\"><title>" + escape(m.label) + "</title><path class=\"" + cls +
            "\" d=\"M" + px(mx) + " " + std::to_string(top) + "V" + std::to_string(bottom) +
-           "\"/><text class=\"ml\" x=\"" +
-           px(right ? mx - 3 : mx + 3) + "\" y=\"" + ty + "\"" +
-           (right ? " text-anchor=\"end\"" : "") + ">" + escape(m.short_label.empty() ? m.label : m.short_label) + "</text></g>";
+           "\"/><text class=\"ml\" x=\"" + px(right ? mx - 3 : mx + 3) + "\" y=\"" + ty + "\"" +
+           (right ? " text-anchor=\"end\"" : "") + ">" +
+           escape(m.short_label.empty() ? m.label : m.short_label) + "</text></g>";
   }
   return out + "</svg>";
 }

@@ -69,9 +69,9 @@ std::string metric_table(const SuiteResult& cur, const SuiteResult* base,
         const double bvalue = bm && !bm->samples.empty() ? (hmean ? b.hmean : b.amean) : NAN;
         row.push_back(number(bvalue));
         row.push_back(number(value));
-        row.push_back(std::isfinite(bvalue) ? escape(gate::fmt::pct(
-                                                  gate::fmt::change_pct(bvalue, value)))
-                                            : "-");
+        row.push_back(std::isfinite(bvalue)
+                          ? escape(gate::fmt::pct(gate::fmt::change_pct(bvalue, value)))
+                          : "-");
         row.push_back(bm ? number(b.stddev) : "-");
       } else {
         row.push_back(number(value));
@@ -137,7 +137,8 @@ std::string sweep_charts(const SuiteResult& cur, const SuiteResult* base) {
     }
     return name.empty() ? std::string("all") : name;
   };
-  std::map<std::string, std::vector<std::pair<std::string, const std::map<long, std::pair<double, double>>*>>>
+  std::map<std::string,
+           std::vector<std::pair<std::string, const std::map<long, std::pair<double, double>>*>>>
       by_metric;
   for (const auto& [group, metrics] : sweep) {
     for (const auto& [metric, points] : metrics) {

@@ -54,7 +54,8 @@ rtgate::RunReport widened(const rtgate::RunReport& r, std::size_t n) {
 
 int main(int argc, char** argv) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("rtgate-bench-report-" + std::to_string(getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("rtgate-bench-report-" + std::to_string(getpid()));
   fs::create_directories(dir);
   rtgate::RunReport base, cur;
   if (argc > 1) {

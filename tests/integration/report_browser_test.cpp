@@ -87,10 +87,9 @@ class ReportBrowser : public ::testing::Test {
 
 TEST_F(ReportBrowser, ACyclicAndLockLatencyReportLoadsOfflineWithoutErrorsAndDrawsEveryChart) {
   const TempDir dir;
-  const std::vector<std::string> sel = {"run",        "cyclic",       "lock.latency",
-                                        "--duration", "1",            "--runs",
-                                        "2",          "--no-progress", "-p",
-                                        "locks=pi_mutex,pthread_mutex"};
+  const std::vector<std::string> sel = {
+      "run",    "cyclic", "lock.latency",  "--duration", "1",
+      "--runs", "2",      "--no-progress", "-p",         "locks=pi_mutex,pthread_mutex"};
   auto with = [&](std::vector<std::string> extra) {
     std::vector<std::string> a = sel;
     a.insert(a.end(), extra.begin(), extra.end());
@@ -102,8 +101,8 @@ TEST_F(ReportBrowser, ACyclicAndLockLatencyReportLoadsOfflineWithoutErrorsAndDra
   const ProcessResult cur = run_rtgate(with({"--load", "cpu:2", "-o", dir.file("cur.json")}));
   ASSERT_EQ(cur.exit_code, 0) << cur.err;
   const std::string report = dir.file("report.html");
-  const ProcessResult r = run_rtgate({"report", dir.file("cur.json"), "--baseline",
-                                      dir.file("base.json"), "-o", report});
+  const ProcessResult r = run_rtgate(
+      {"report", dir.file("cur.json"), "--baseline", dir.file("base.json"), "-o", report});
   ASSERT_EQ(r.exit_code, 0) << r.err;
 
   std::string page = read_all(report);

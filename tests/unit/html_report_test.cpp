@@ -3,6 +3,8 @@
 // target, a regression is listed first and its case opens, text is escaped, and a 1,000-case
 // result with a baseline stays under the 20 MB the issue allows. (Rendering in a real browser:
 // tests/integration/report_browser_test.cpp.)
+#include "exporters/html/html_report.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
@@ -10,7 +12,6 @@
 #include <set>
 #include <string>
 
-#include "exporters/html/html_report.h"
 #include "exporters/html/html_text.h"
 #include "exporters/html/svg_chart.h"
 #include "framework/gate/compare.h"
@@ -96,23 +97,23 @@ TEST(SvgLineChart, OneMarkerPerFinitePointAndALogAxisSkipsNonPositiveValues) {
   ChartFrame f;
   f.y.log = true;
   const std::string svg = line_chart(f, {a, b});
-  EXPECT_NE(svg.find("class=\"pt c0\" data-points=\"2\""), std::string::npos);  // 2 finite
+  EXPECT_NE(svg.find("class=\"pt c0\" data-points=\"2\""), std::string::npos);    // 2 finite
   EXPECT_NE(svg.find("class=\"pt c1 d\" data-points=\"1\""), std::string::npos);  // 1 positive
-  EXPECT_EQ(count_of(svg, "h0"), 3);  // one dot a point
-  EXPECT_EQ(count_of(svg, "<polyline"), 1);           // b has one point left: no line
+  EXPECT_EQ(count_of(svg, "h0"), 3);                                              // one dot a point
+  EXPECT_EQ(count_of(svg, "<polyline"), 1);  // b has one point left: no line
   Series c{"c", 2, true, {{1, 1}, {2, 2}, {3, 3}}, false, false};
   const std::string line_only = line_chart(f, {c});
   EXPECT_EQ(count_of(line_only, "h0"), 0);
   EXPECT_NE(line_only.find("<polyline class=\"c2 d\" data-points=\"3\""), std::string::npos);
-  EXPECT_EQ(count_of(svg, "class=\"l\""), 1);          // b is out of the legend
+  EXPECT_EQ(count_of(svg, "class=\"l\""), 1);  // b is out of the legend
 }
 
 TEST(HtmlText, EscapesMarkupAndAnchorsOfDifferentNamesDiffer) {
   EXPECT_EQ(escape("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
   EXPECT_NE(anchor_id("c-", "a/b"), anchor_id("c-", "a.b"));
   EXPECT_NE(anchor_id("c-", "a b"), anchor_id("c-", "a_b"));
-  EXPECT_TRUE(std::regex_match(anchor_id("c-", "lock.latency/pi mutex<1>"),
-                               std::regex("[A-Za-z0-9_-]+")));
+  EXPECT_TRUE(
+      std::regex_match(anchor_id("c-", "lock.latency/pi mutex<1>"), std::regex("[A-Za-z0-9_-]+")));
 }
 
 // A cyclic + lock.latency gate of 5 runs a side; `factor` slows lock1's acquire_latency.
