@@ -4,37 +4,13 @@
 #include <cstdio>
 
 #include "exporters/gate_report.h"
+#include "exporters/markup_escape.h"
 #include "framework/gate/format.h"
 
 namespace rtgate {
 namespace {
 
-std::string escape(const std::string& s) {
-  std::string out;
-  for (const char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        // XML 1.0 forbids most control characters even escaped.
-        if (static_cast<unsigned char>(c) >= 0x20 || c == '\n' || c == '\t') out += c;
-    }
-  }
-  return out;
-}
+std::string escape(const std::string& s) { return markup_escape(s); }
 
 // "2026-11-29T10:00:00.123Z" -> "2026-11-29T10:00:00" (the schema allows no fraction or zone).
 std::string junit_time(const std::string& rfc3339) {

@@ -3,34 +3,11 @@
 #include <cctype>
 #include <cstdio>
 
+#include "exporters/markup_escape.h"
+
 namespace rtgate::html {
 
-std::string escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (const char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+std::string escape(std::string_view s) { return markup_escape(s); }
 
 std::string anchor_id(std::string_view prefix, std::string_view name) {
   std::string out(prefix);

@@ -7,7 +7,7 @@
 
 namespace rtgate::html {
 
-// &, <, >, " and ' as entities: safe in element content and in quoted attributes.
+// markup_escape (exporters/markup_escape.h): safe in element content and quoted attributes.
 std::string escape(std::string_view s);
 
 // An id for an anchor: letters, digits, '-' and '_' kept, every other byte as "-XX" (hex), so two

@@ -88,6 +88,35 @@ TEST(BadInput, MalformedResultsExit2InGateCompareAndBaseline) {
   }
   expect_usage_error({"run", "cyclic", "--duration", "0.1", "--baseline", bad.front().first},
                      "--baseline: ");
+  for (const auto& [path, expect] : bad) {
+    expect_usage_error({"report", path, "-o", f.dir.file("r.html")},
+                       expect.empty() ? "" : "RESULT: ");
+    expect_usage_error({"report", good, "--baseline", path, "-o", f.dir.file("r.html")},
+                       expect.empty() ? "" : "--baseline: ");
+  }
+}
+
+// `rtgate report` refuses what it cannot do before reading anything: an unwritable output, a
+// policy without a baseline (there is no verdict), a policy that does not parse.
+TEST(BadInput, ReportRefusesBadOutputsAndPoliciesWithExit2) {
+  ResultFiles f;
+  const std::string good = f.write("good.json", f.doc);
+  expect_usage_error({"report", good, "-o", "/nonexistent/dir/r.html"}, "-o: ");
+  expect_usage_error({"report", good, "-o", f.dir.path()}, "-o: ");
+  expect_usage_error({"report", good, "--policy", f.dir.file("p.yaml"), "-o", f.dir.file("r.html")},
+                     "--policy needs --baseline");
+  std::ofstream(f.dir.file("p.yaml")) << "alpha: [1, 2]\n";
+  expect_usage_error({"report", good, "--baseline", good, "--policy", f.dir.file("p.yaml"), "-o",
+                      f.dir.file("r.html")},
+                     "--policy: ");
+  expect_usage_error({"report", f.dir.file("missing.json"), "-o", f.dir.file("r.html")},
+                     "RESULT: ");
+  // Nothing was written by the refusals; a good one writes the page and exits 0.
+  EXPECT_FALSE(std::ifstream(f.dir.file("r.html")).good());
+  const ProcessResult ok =
+      run_rtgate({"report", good, "--baseline", good, "-o", f.dir.file("r.html")});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_TRUE(std::ifstream(f.dir.file("r.html")).good());
 }
 
 TEST(BadInput, APolicyKeyThatIsAListExits2) {
