@@ -6,7 +6,9 @@
 #include <chrono>
 #include <future>
 #include <memory>
+#include <optional>
 #include <set>
+#include <system_error>
 #include <thread>
 
 #include "framework/measure/clock.h"
@@ -85,18 +87,34 @@ std::optional<SuiteResult> run_once(const SelectedSuite& sel, const RunOptions& 
       if (opt.on_run) opt.on_run(name, nullptr);
     }
   } unhook{opt, name};
-  std::thread worker([state, &sel] {
-    try {
-      state->result.set_value(sel.suite->run(sel.params, state->ctx));
-    } catch (const std::exception& e) {
-      SuiteResult r;
-      r.status = SuiteStatus::kError;
-      r.reason = e.what();
-      state->result.set_value(std::move(r));
-    }
-  });
-
-  Watchdog watchdog(state->ctx, opt.watchdog_s);
+  // The watchdog exists before the suite's first thread, so that nothing the suite starts is
+  // ever unguarded; and a thread that cannot be created (a pids limit, EAGAIN) ends the suite as
+  // an error here, before any std::thread is joinable (unwinding past one would terminate).
+  std::optional<Watchdog> watchdog;
+  try {
+    watchdog.emplace(state->ctx, opt.watchdog_s);
+  } catch (const std::exception& e) {
+    loads->stop();
+    return SuiteResult{.status = SuiteStatus::kError,
+                       .reason = std::string("cannot start the watchdog thread: ") + e.what()};
+  }
+  std::thread worker;
+  try {
+    worker = std::thread([state, &sel] {
+      try {
+        state->result.set_value(sel.suite->run(sel.params, state->ctx));
+      } catch (const std::exception& e) {
+        SuiteResult r;
+        r.status = SuiteStatus::kError;
+        r.reason = e.what();
+        state->result.set_value(std::move(r));
+      }
+    });
+  } catch (const std::system_error& e) {
+    loads->stop();
+    return SuiteResult{.status = SuiteStatus::kError,
+                       .reason = std::string("cannot start the suite's thread: ") + e.what()};
+  }
   ProgressLine progress(state->ctx, sel.suite->name.value, opt.duration_s, index, opt.runs,
                         opt.progress);
   // The suite ends itself at its duration; past this it is asked to stop, and past the grace
@@ -138,7 +156,7 @@ std::optional<SuiteResult> run_once(const SelectedSuite& sel, const RunOptions& 
     if (stop_seen_at != 0 && now - stop_seen_at > kGraceNs) {
       loads->stop();
       worker.detach();
-      *watchdog_why = watchdog.fired() ? watchdog.reason() : "";
+      *watchdog_why = watchdog->fired() ? watchdog->reason() : "";
       return std::nullopt;
     }
     progress.tick();
@@ -153,9 +171,9 @@ std::optional<SuiteResult> run_once(const SelectedSuite& sel, const RunOptions& 
   } else if (opt.trace.enabled) {
     r.trace = TraceRecord{.unavailable = *trace_why};
   }
-  if (watchdog.fired()) {
+  if (watchdog->fired()) {
     r.status = SuiteStatus::kError;
-    r.reason = watchdog.reason();
+    r.reason = watchdog->reason();
   }
   if (const std::string failed = rt::first_thread_failure(); !failed.empty()) {
     r.status = SuiteStatus::kError;
@@ -270,9 +288,8 @@ RunOutcome run_suites(const std::vector<SelectedSuite>& selection, const RunOpti
     for (int i = 0; i < opt.runs && !interrupt.load(); ++i) {
       std::string why;
       bool housekeeping = true;
-      std::optional<SuiteResult> r =
-          run_once(sel, opt, i, cpus, interrupt, &why, &out.trace_unavailable, &housekeeping,
-                   throttle);
+      std::optional<SuiteResult> r = run_once(sel, opt, i, cpus, interrupt, &why,
+                                              &out.trace_unavailable, &housekeeping, throttle);
       if (!housekeeping) {
         out.report.environment.extra["housekeeping_cpus"] =
             "none: " + res.name +
