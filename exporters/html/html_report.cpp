@@ -266,6 +266,14 @@ std::string environment_section(const RunReport& cur, const RunReport* base,
   return s + table(head, rows, classes) + "</section>";
 }
 
+const gate::SuiteVerdict* suite_verdict(const gate::GateReport* g, const std::string& suite) {
+  if (g == nullptr) return nullptr;
+  for (const gate::SuiteVerdict& v : g->suites) {
+    if (v.suite == suite) return &v;
+  }
+  return nullptr;
+}
+
 std::string toc(const RunReport& cur, const gate::GateReport* g) {
   std::string s =
       "<nav><h2>Contents</h2><button data-open=\"1\">expand all</button> "
@@ -273,12 +281,8 @@ std::string toc(const RunReport& cur, const gate::GateReport* g) {
   if (g != nullptr) s += "<li><a href=\"#verdict\">Verdict</a></li>";
   s += "<li><a href=\"#environment\">Environment</a></li>";
   for (const SuiteResult& r : cur.suites) {
-    std::string verdict;
-    if (g != nullptr) {
-      for (const gate::SuiteVerdict& v : g->suites) {
-        if (v.suite == r.name) verdict = " " + badge(gate::to_string(v.verdict));
-      }
-    }
+    const gate::SuiteVerdict* sv = suite_verdict(g, r.name);
+    const std::string verdict = sv != nullptr ? " " + badge(gate::to_string(sv->verdict)) : "";
     s += "<li><a href=\"#" + suite_anchor(r.name) + "\">" + escape(r.name) + "</a> " +
          badge(to_string(r.status)) + verdict + " <span class=\"dim\">" +
          std::to_string(r.cases.size()) + " cases</span></li>";
@@ -309,12 +313,7 @@ std::string render_report(const RunReport& cur, const RunReport* base, const gat
   for (const SuiteResult& r : cur.suites) cases += r.cases.size();
   const bool open = cur.suites.size() <= 12 && cases <= 200;
   for (const SuiteResult& r : cur.suites) {
-    const gate::SuiteVerdict* sv = nullptr;
-    if (g != nullptr) {
-      for (const gate::SuiteVerdict& v : g->suites) {
-        if (v.suite == r.name) sv = &v;
-      }
-    }
+    const gate::SuiteVerdict* sv = suite_verdict(g, r.name);
     const bool bad = r.status == SuiteStatus::kFailed || r.status == SuiteStatus::kError ||
                      (sv != nullptr && sv->verdict == gate::Verdict::kRegressed);
     s += suite_section(r, base != nullptr ? base->find(r.name) : nullptr, VerdictIndex(sv),

@@ -11,6 +11,7 @@ namespace rtgate::html {
 namespace {
 
 constexpr int kLeft = 64, kRight = 24, kBottom = 38;
+constexpr int kTitleBand = 36;  // the title and one legend row above the plot
 
 struct LegendEntry {
   std::string text;
@@ -21,8 +22,7 @@ struct LegendEntry {
 // Legend entries laid out left to right, wrapping at the chart's width: each entry's x and row.
 struct LegendLayout {
   std::vector<std::pair<double, int>> at;
-  int rows = 1;
-  int top = 36;  // where the plot area starts, below the title and the legend
+  int top = kTitleBand;  // where the plot area starts, below the title and the legend
 };
 
 double legend_width(const LegendEntry& e) { return 28 + 6.2 * static_cast<double>(e.text.size()); }
@@ -39,8 +39,7 @@ LegendLayout layout_legend(const ChartFrame& f, const std::vector<LegendEntry>& 
     l.at.push_back({x, row});
     x += legend_width(e);
   }
-  l.rows = row + 1;
-  l.top = 36 + 14 * row;
+  l.top = kTitleBand + 14 * row;
   return l;
 }
 
@@ -136,6 +135,21 @@ Scale y_scale(const ChartFrame& f, double lo, double hi, int top) {
   return {lo, hi, f.y.log, static_cast<double>(f.height - kBottom), static_cast<double>(top)};
 }
 
+// A chart's frame, taller by the legend's extra rows, with its legend layout and scales.
+struct Plot {
+  ChartFrame frame;
+  LegendLayout lay;
+  Scale sx, sy;
+};
+Plot make_plot(const ChartFrame& f, const std::vector<LegendEntry>& legend, double xlo, double xhi,
+               double ylo, double yhi) {
+  Plot p{f, layout_legend(f, legend), {}, {}};
+  p.frame.height += p.lay.top - kTitleBand;
+  p.sx = x_scale(p.frame, xlo, xhi);
+  p.sy = y_scale(p.frame, ylo, yhi, p.lay.top);
+  return p;
+}
+
 }  // namespace
 
 std::string whole(double v) {
@@ -197,11 +211,9 @@ std::string line_chart(const ChartFrame& f, const std::vector<Series>& series) {
   for (const Series& s : series) {
     if (s.in_legend) legend.push_back({s.label, s.color, s.dashed});
   }
-  ChartFrame grown = f;
-  LegendLayout lay = layout_legend(f, legend);
-  grown.height += lay.top - 36;
-  const Scale sx = x_scale(grown, xlo, xhi), sy = y_scale(grown, ylo, yhi, lay.top);
-  std::string out = frame_svg(grown, sx, sy, legend, lay);
+  const Plot plot = make_plot(f, legend, xlo, xhi, ylo, yhi);
+  const Scale &sx = plot.sx, &sy = plot.sy;
+  std::string out = frame_svg(plot.frame, sx, sy, legend, plot.lay);
   for (const Series& s : series) {
     std::vector<Point> pts;
     for (const Point& p : s.points) {
@@ -261,12 +273,10 @@ std::string histogram_chart(const ChartFrame& f, const std::vector<BarSeries>& s
   if (f.y.log) ylo = std::min(ylo, cmin / 2);  // a count of 1 stands above the axis
   std::vector<LegendEntry> legend;
   for (const BarSeries& s : series) legend.push_back({s.label, s.color, s.dashed});
-  ChartFrame grown = f;
-  LegendLayout lay = layout_legend(f, legend);
-  grown.height += lay.top - 36;
-  const int top = lay.top;
-  const Scale sx = x_scale(grown, xlo, xhi), sy = y_scale(grown, ylo, yhi, lay.top);
-  std::string out = frame_svg(grown, sx, sy, legend, lay);
+  const Plot plot = make_plot(f, legend, xlo, xhi, ylo, yhi);
+  const Scale &sx = plot.sx, &sy = plot.sy;
+  const int top = plot.lay.top;
+  std::string out = frame_svg(plot.frame, sx, sy, legend, plot.lay);
   const long bottom = std::lround(sy.p0);
   for (const BarSeries& s : series) {
     // One segment per pixel column run; overlapping columns keep the larger count.
@@ -312,7 +322,7 @@ std::string histogram_chart(const ChartFrame& f, const std::vector<BarSeries>& s
     const Mark& m = marks[i];
     const double mx = sx(m.x);
     const std::string cls = "m c" + std::to_string(m.color % 8) + (m.dashed ? " d" : "");
-    const bool right = mx > grown.width - kRight - 90;
+    const bool right = mx > plot.frame.width - kRight - 90;
     const std::string ty = std::to_string(top + 10 + static_cast<int>(i % 6) * 11);
     out += "<g class=\"mark\"><title>" + escape(m.label) + "</title><path class=\"" + cls +
            "\" d=\"M" + px(mx) + " " + std::to_string(top) + "V" + std::to_string(bottom) +

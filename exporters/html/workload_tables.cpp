@@ -25,11 +25,10 @@ long threads_of(const Case& c) {
 }
 
 // The sweep group of a case: its labels without "threads".
-std::string group_of(const Case& c) {
-  std::string g;
-  for (const auto& [k, v] : c.labels) {
-    if (k != "threads") g += k + "=" + v + " ";
-  }
+using Labels = std::map<std::string, std::string>;
+Labels group_of(const Case& c) {
+  Labels g = c.labels;
+  g.erase("threads");
   return g;
 }
 
@@ -105,7 +104,8 @@ std::string metric_table(const SuiteResult& cur, const SuiteResult* base,
 
 std::string sweep_charts(const SuiteResult& cur, const SuiteResult* base) {
   // group -> throughput metric -> threads -> (current Hmean, baseline Hmean)
-  std::map<std::string, std::map<std::string, std::map<long, std::pair<double, double>>>> sweep;
+  std::map<Labels, std::map<std::string, std::map<long, std::pair<double, double>>>> sweep;
+  std::map<std::string, std::string> units;  // metric -> unit
   std::set<long> counts;
   std::map<std::string, std::set<std::string>> label_values;  // label -> values over groups
   for (const Case& c : cur.cases) {
@@ -118,6 +118,7 @@ std::string sweep_charts(const SuiteResult& cur, const SuiteResult* base) {
     for (const Metric& m : c.metrics) {
       if (m.kind != MetricKind::kThroughput || m.samples.empty()) continue;
       const Metric* bm = metric_of(base, c.name, m.name);
+      units[m.name] = m.unit;
       sweep[group_of(c)][m.name][t] = {
           SampleSummary::of(m.samples).hmean,
           bm && !bm->samples.empty() ? SampleSummary::of(bm->samples).hmean : NAN};
@@ -125,15 +126,10 @@ std::string sweep_charts(const SuiteResult& cur, const SuiteResult* base) {
   }
   if (counts.size() < 2) return "";
   // A series is named by the labels that tell the groups apart (the lock), or "all".
-  auto series_name = [&](const std::string& group) {
+  auto series_name = [&](const Labels& group) {
     std::string name;
-    std::size_t at = 0;
-    while (at < group.size()) {
-      const std::size_t end = group.find(' ', at);
-      const std::string kv = group.substr(at, end - at);
-      const std::string k = kv.substr(0, kv.find('='));
-      if (label_values[k].size() > 1) name += (name.empty() ? "" : " ") + kv.substr(k.size() + 1);
-      at = end + 1;
+    for (const auto& [k, v] : group) {
+      if (label_values[k].size() > 1) name += (name.empty() ? "" : " ") + v;
     }
     return name.empty() ? std::string("all") : name;
   };
@@ -148,10 +144,7 @@ std::string sweep_charts(const SuiteResult& cur, const SuiteResult* base) {
   std::string out;
   constexpr std::size_t kPerChart = 8;  // one palette's worth of colors
   for (const auto& [metric, groups] : by_metric) {
-    std::string unit;
-    for (const Case& c : cur.cases) {
-      if (const Metric* m = c.find(metric)) unit = m->unit;
-    }
+    const std::string& unit = units[metric];
     for (std::size_t first = 0; first < groups.size(); first += kPerChart) {
       std::vector<Series> series;
       for (std::size_t i = first; i < std::min(groups.size(), first + kPerChart); ++i) {
