@@ -34,6 +34,10 @@ struct GroupMember {
   SideValues base, cur;
 };
 
+// The mean squared correlation of the members' residual vectors over all pairs, less what chance
+// gives (1 / residual_df), in [0, 1]; 1 when fewer than two or their lengths differ.
+double excess_r2(const std::vector<std::vector<double>>& residuals, double residual_df);
+
 // The prior of one group (d0 = 0 when the group is too small or holds no information).
 stats::VariancePrior fit_group_prior(const std::vector<GroupMember>& members);
 
