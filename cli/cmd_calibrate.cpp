@@ -97,7 +97,7 @@ std::string header_of(const RunReport& r, const CalibrateArgs& a,
 }
 
 // After a complete run: the suites that did not pass, the result outputs, the table, the policy.
-int report_and_write(const CalibrateArgs& a, const Prepared& p, const RunOutcome& out) {
+int report_and_write(const CalibrateArgs& a, const RunOutcome& out) {
   const RunReport& report = out.report;
   int rc = kExitOk;
   for (const SuiteResult& s : report.suites) {
@@ -117,8 +117,8 @@ int report_and_write(const CalibrateArgs& a, const Prepared& p, const RunOutcome
       rc = kExitFailed;
     }
   }
-  if (const int prom = export_prometheus(a.run, p, report, nullptr); prom != kExitOk) {
-    rc = rc == kExitOk ? prom : rc;
+  if (const int exported = write_exports(a.run.exports, {.report = report}); exported != kExitOk) {
+    rc = rc == kExitOk ? exported : rc;
   }
 
   const gate::Policy defaults;
@@ -152,7 +152,12 @@ int report_and_write(const CalibrateArgs& a, const Prepared& p, const RunOutcome
 int calibrate_command(const CalibrateArgs& a) {
   if (a.run.runs < 2) return print_error("calibrate needs at least 2 runs"), kExitUsage;
   Prepared p;
-  if (int rc = prepare(a.run, &p, {{"--policy-out", a.policy_out}}); rc != kExitOk) return rc;
+  if (!a.policy_out.empty()) {
+    if (const std::string w = check_output(a.policy_out); !w.empty()) {
+      return print_error("--policy-out: " + w), kExitUsage;
+    }
+  }
+  if (int rc = prepare(a.run, &p); rc != kExitOk) return rc;
 
   const std::atomic<bool>& interrupt = install_interrupt_handler();
   RunOutcome out = run_suites(p.selection, p.options, interrupt);
@@ -163,7 +168,7 @@ int calibrate_command(const CalibrateArgs& a) {
     }
     return kExitInterrupted;
   }
-  const int rc = report_and_write(a, p, out);
+  const int rc = report_and_write(a, out);
   if (out.abandoned) {
     // A suite thread is still running: leave without running static destructors under it.
     const int final_rc = finish_stdout(rc);

@@ -8,8 +8,6 @@
 #include "cli/until_decided.h"
 #include "exporters/console_table.h"
 #include "exporters/json_exporter.h"
-#include "exporters/html/html_report.h"
-#include "exporters/junit_exporter.h"
 #include "framework/measure/clock.h"
 #include "framework/output_file.h"
 #include "framework/signals.h"
@@ -25,7 +23,6 @@ struct RunCmdArgs {
   int max_runs = 20;
   std::string budget;
   bool dry_run = false;
-  std::string report_path;  // --report: the HTML report
 };
 
 // --dry-run: what would run, after every check a real run makes before it starts.
@@ -46,12 +43,9 @@ int print_plan(const RunCmdArgs& args, const Prepared& p) {
     if (!path.empty()) std::printf("  %s: %s\n", what, path.c_str());
   };
   out("result JSON", args.run.output);
-  out("JUnit", args.gate.junit_path);
-  out("HTML report", args.report_path);
+  for (const auto& [flag, value] : given_exports(args.run.exports)) out(flag.c_str(), value);
   out("baseline", args.baseline);
   out("policy", args.gate.policy_path);
-  out("textfile dir", args.run.textfile_dir);
-  out("push", args.run.push_url);
   if (args.until_decided) {
     std::printf("  until decided: at most %d runs of a suite%s\n", args.max_runs,
                 args.budget.empty() ? "" : (", within " + args.budget).c_str());
@@ -63,10 +57,7 @@ int run_command(const RunCmdArgs& args) {
   const std::int64_t started = monotonic_ns();
   const RunArgs& a = args.run;
   Prepared p;
-  if (int rc = prepare(a, &p, {{"--junit", args.gate.junit_path}, {"--report", args.report_path}});
-      rc != kExitOk) {
-    return rc;
-  }
+  if (int rc = prepare(a, &p); rc != kExitOk) return rc;
   const RunOptions& opt = p.options;
   UntilDecided until{.max_runs = args.max_runs, .started_ns = started};
   if (args.until_decided && args.baseline.empty()) {
@@ -134,7 +125,7 @@ int run_command(const RunCmdArgs& args) {
   int rc = kExitOk;
   std::optional<gate::GateReport> verdicts;
   if (!args.baseline.empty() && !out.interrupted) {
-    // The run's own JUnit is replaced by the gate's, which carries the verdicts.
+    // The exporters (JUnit, the report, Prometheus) get the verdicts with the result.
     if (sequential) {
       // The last look's verdicts, at the alpha that look spent (a fresh comparison of the
       // final data would spend all of alpha again).
@@ -145,27 +136,14 @@ int run_command(const RunCmdArgs& args) {
       verdicts.emplace();
       rc = gate_and_report(*baseline, out.report, args.gate, &*verdicts);
     }
-  } else if (!args.gate.junit_path.empty()) {
-    if (std::string w =
-            write_output(args.gate.junit_path, render_junit(junit_from_run(out.report)));
-        !w.empty()) {
-      print_error("--junit: " + w);
-      rc = kExitFailed;
-    }
   }
-  if (!args.report_path.empty()) {
-    // Interrupted: the figures measured until then, without verdicts (none were reached).
-    const std::string page = html::render_report(out.report, baseline ? &*baseline : nullptr,
-                                                 verdicts ? &*verdicts : nullptr);
-    if (const std::string w = write_output(args.report_path, page); !w.empty()) {
-      print_error("--report: " + w);
-      rc = kExitFailed;
-    }
-  }
-  if (const int prom_rc = export_prometheus(a, p, out.report, verdicts ? &*verdicts : nullptr);
-      prom_rc != kExitOk && rc == kExitOk) {
-    rc = prom_rc;
-  }
+  // Interrupted: the figures measured until then, without verdicts (none were reached).
+  const int export_rc =
+      write_exports(a.exports, {.report = out.report,
+                                .gate = verdicts ? &*verdicts : nullptr,
+                                .baseline = baseline ? &*baseline : nullptr,
+                                .fail_on_inconclusive = args.gate.fail_on_inconclusive});
+  if (export_rc != kExitOk && rc == kExitOk) rc = export_rc;
   for (const SuiteResult& s : out.report.suites) {
     if (s.status == SuiteStatus::kFailed || s.status == SuiteStatus::kError) rc = kExitFailed;
   }
@@ -203,10 +181,7 @@ void add_run(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("run", "run suites (default: tag:smoke) and report the results");
   auto a = std::make_shared<RunCmdArgs>();
   add_run_options(cmd, a->run);
-  cmd->add_option("--junit", a->gate.junit_path, "write JUnit XML (the gate's, with --baseline)");
   cmd->add_option("--baseline", a->baseline, "gate this run against a baseline result JSON");
-  cmd->add_option("--report", a->report_path,
-                  "write the HTML report (rtgate report's, with the verdicts when --baseline)");
   cmd->add_option("--policy", a->gate.policy_path, "gate policy (with --baseline)");
   cmd->add_flag("--fail-on-inconclusive", a->gate.fail_on_inconclusive,
                 "with --baseline: exit 1 instead of 3 when the data cannot tell");

@@ -85,6 +85,12 @@ int serve_command(const ServeArgs& args) {
   }
   Prepared p;
   if (int rc = prepare(a, &p); rc != kExitOk) return rc;
+  const ExportValues exports = with_defaults(a.exports);
+  std::string why;
+  // prepare() checked them: /metrics carries the series the exporters' options choose.
+  const prom::SeriesOptions series =
+      prom::parse_series_options(exports.at("--prom-buckets"), exports.at("--prom-cases"), &why)
+          .value_or(prom::SeriesOptions{});
   RunOptions& opt = p.options;
   opt.progress = false;  // serve is a daemon: its live view is /metrics
 
@@ -124,12 +130,13 @@ int serve_command(const ServeArgs& args) {
         print_error(w);
       }
     }
-    collectable->set_result(prom::build_metrics(out.report));
+    collectable->set_result(prom::build_metrics(out.report, nullptr, "", series));
     collectable->count_run();
     ConsoleExporter(stdout).write(out.report);
     std::fflush(stdout);
-    if (const int prom_rc = export_prometheus(a, p, out.report, nullptr); prom_rc != kExitOk) {
-      rc = prom_rc;
+    if (const int export_rc = write_exports(a.exports, {.report = out.report});
+        export_rc != kExitOk) {
+      rc = export_rc;
     }
     if (out.abandoned) {
       const int final_rc = finish_stdout(kExitFailed);

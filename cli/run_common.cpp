@@ -4,17 +4,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
-#include <cstdio>
 
 #include "cli/commands.h"
-#include "exporters/prometheus/textfile.h"
-#include "framework/output_file.h"
 #include "framework/bind_params.h"
 #include "framework/load/load.h"
 #include "framework/load/load_registry.h"
+#include "framework/output_file.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/selection.h"
 
@@ -81,13 +80,6 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
   for (const auto& k : load::load_kinds()) kinds += "\n  " + k.usage + "  " + k.help;
   cmd->add_option("--load", a.load,
                   "load beside every suite run, e.g. cpu:2,fault:1,msg:1,io:1; kinds:" + kinds);
-  cmd->add_option("--push", a.push_url,
-                  "push the result to a Prometheus Pushgateway, http://HOST[:PORT] (one group "
-                  "per suite: job=rtgate, instance=HOST, suite)");
-  cmd->add_flag("--push-required", a.push_required,
-                "exit 4 when the push fails (default: warn; the JSON is written either way)");
-  cmd->add_option("--textfile", a.textfile_dir,
-                  "write DIR/rtgate.prom for node_exporter's textfile collector (atomically)");
   cmd->add_flag("--trace{on}", a.trace,
                 "trace each run in a private tracefs instance and explain every CPU's worst "
                 "sample from it (--trace=locks: kernel lock contention too); needs root")
@@ -105,6 +97,7 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
       ->capture_default_str();
   cmd->add_option("--trace-dir", a.trace_dir,
                   "with --trace: write the trace excerpts here (default: OUTPUT.trace beside -o)");
+  add_export_options(cmd, a.exports);
 }
 
 std::string trace_dir_of(const RunArgs& a) {
@@ -112,7 +105,8 @@ std::string trace_dir_of(const RunArgs& a) {
   // Not beside a device, FIFO or stdout: /dev/null.trace is no place for them.
   if (a.output.empty() || output_is_stream(a.output)) return "";
   std::string stem = a.output;
-  if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".json") == 0) stem.resize(stem.size() - 5);
+  if (stem.size() > 5 && stem.compare(stem.size() - 5, 5, ".json") == 0)
+    stem.resize(stem.size() - 5);
   return stem + ".trace";
 }
 
@@ -142,8 +136,7 @@ std::string write_trace_excerpts(const std::string& dir, const RunReport& report
   return "";
 }
 
-int prepare(const RunArgs& a, Prepared* out,
-            const std::vector<std::pair<std::string, std::string>>& extra_writable) {
+int prepare(const RunArgs& a, Prepared* out) {
   std::vector<std::string> sel = a.selectors;
   for (const auto& x : a.excludes) sel.push_back("-" + x);
   const Selection s = select_suites(Registry::instance().all(), sel, "tag:smoke");
@@ -186,51 +179,12 @@ int prepare(const RunArgs& a, Prepared* out,
   if (!opt.trace.enabled && (a.trace_threshold_us > 0 || !a.trace_dir.empty())) {
     return print_error("--trace-threshold-us and --trace-dir need --trace"), kExitUsage;
   }
-  std::vector<std::pair<std::string, std::string>> writable = extra_writable;
-  writable.emplace_back("-o", a.output);
-  for (const auto& [flag, path] : writable) {
-    if (path.empty()) continue;
-    if (std::string w = check_output(path); !w.empty()) {
-      return print_error(flag + ": " + w), kExitUsage;
+  if (!a.output.empty()) {
+    if (std::string w = check_output(a.output); !w.empty()) {
+      return print_error("-o: " + w), kExitUsage;
     }
   }
-  if (!a.push_url.empty()) {
-    std::string why_url;
-    out->push = prom::parse_push_url(a.push_url, &why_url);
-    if (!out->push) return print_error("--push: " + why_url), kExitUsage;
-  } else if (a.push_required) {
-    return print_error("--push-required needs --push URL"), kExitUsage;
-  }
-  if (!a.textfile_dir.empty()) {
-    if (std::string w = prom::check_textfile_dir(a.textfile_dir); !w.empty()) {
-      return print_error("--textfile: " + w), kExitUsage;
-    }
-  }
-  return kExitOk;
-}
-
-int export_prometheus(const RunArgs& a, const Prepared& p, const RunReport& report,
-                      const gate::GateReport* gate) {
-  int rc = kExitOk;
-  if (!a.textfile_dir.empty()) {
-    if (const std::string w = prom::write_textfile(a.textfile_dir, report, gate); !w.empty()) {
-      print_error("--textfile: " + w);
-      rc = kExitFailed;
-    }
-  }
-  if (p.push) {
-    if (const std::string w = prom::push_report(*p.push, report, gate); !w.empty()) {
-      const std::string what = "push to " + a.push_url + " failed: " + w;
-      if (a.push_required) {
-        print_error(what);
-        rc = kExitEnvironment;
-      } else {
-        std::fprintf(stderr, "rtgate: warning: %s%s\n", what.c_str(),
-                     a.output.empty() ? "" : " (the result JSON is written)");
-      }
-    }
-  }
-  return rc;
+  return check_exports(a.exports);
 }
 
 }  // namespace rtgate::cli

@@ -1,5 +1,5 @@
-// What `run` and `serve` share: their options, the checks made before any suite runs (each
-// failure a one-line error and exit 2), and the Prometheus outputs (--push, --textfile).
+// What `run` and `serve` share: their options (the registered exporters' among them), and the
+// checks made before any suite runs (each failure a one-line error and exit 2).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "exporters/prometheus/pushgateway.h"
+#include "cli/export_options.h"
 #include "framework/gate/verdict.h"
 #include "framework/runner.h"
 
@@ -23,10 +23,8 @@ struct RunArgs {
   double watchdog_s = 10;
   bool no_progress = false;
   std::string load;
-  std::string push_url;
-  bool push_required = false;
-  std::string textfile_dir;
-  std::string trace;  // "" (off), "on", "locks"
+  ExportValues exports;  // the registered exporters' options (--junit, --push, --textfile, ...)
+  std::string trace;     // "" (off), "on", "locks"
   double trace_threshold_us = 0;
   double break_us = 0;
   int trace_buffer_kb = 8192;
@@ -45,23 +43,17 @@ std::string write_trace_excerpts(const std::string& dir, const RunReport& report
 inline constexpr double kMaxDurationS = 366 * 86400.0;
 std::optional<double> parse_duration(const std::string& s);
 
-// Adds the options above to `cmd`; `a` must outlive the app.
+// Adds the options above, and every registered exporter's, to `cmd`; `a` must outlive the app.
 void add_run_options(CLI::App* cmd, RunArgs& a);
 
 struct Prepared {
   std::vector<SelectedSuite> selection;
   RunOptions options;
-  std::optional<prom::PushTarget> push;
 };
 
-// Everything that can be refused is refused here, before any suite runs. Returns kExitOk or
-// kExitUsage (after printing the error). `extra_writable` are further (flag, path) outputs.
-int prepare(const RunArgs& a, Prepared* out,
-            const std::vector<std::pair<std::string, std::string>>& extra_writable = {});
-
-// Pushes and writes the textfile as asked. A failed push is a warning unless --push-required
-// (then exit 4); a failed textfile write is an error (exit 1). Returns kExitOk otherwise.
-int export_prometheus(const RunArgs& a, const Prepared& p, const RunReport& report,
-                      const gate::GateReport* gate);
+// Everything that can be refused is refused here, before any suite runs: the selection, the
+// parameters, -o, and every exporter's options. Returns kExitOk or kExitUsage (after printing
+// the error).
+int prepare(const RunArgs& a, Prepared* out);
 
 }  // namespace rtgate::cli

@@ -13,7 +13,10 @@ std::string render_console(const RunReport& report);
 class ConsoleExporter : public Exporter {
  public:
   explicit ConsoleExporter(std::FILE* out) : out_(out) {}
-  std::string write(const RunReport& report) override;
+  ExportStatus write(const ExportInput& in) override {
+    return ExportStatus::from(write(in.report));
+  }
+  std::string write(const RunReport& report);
 
  private:
   std::FILE* out_;

@@ -76,6 +76,40 @@ ojson latency_summary_json(const LatencySummary& s) {
           {"p9999", s.p9999}, {"max", s.max}, {"overflow", s.overflow}};
 }
 
+// Per-run summaries as columns: {"count": [run1, run2, ...], "min": [...], ...}.
+ojson runs_json(const std::vector<LatencySummary>& runs) {
+  ojson j = ojson::object();
+  const auto column = [&](const char* key, auto field) {
+    ojson c = ojson::array();
+    for (const LatencySummary& r : runs) c.push_back(r.*field);
+    j[key] = std::move(c);
+  };
+  column("count", &LatencySummary::count);
+  column("min", &LatencySummary::min);
+  column("mean", &LatencySummary::mean);
+  column("stddev", &LatencySummary::stddev);
+  column("p50", &LatencySummary::p50);
+  column("p90", &LatencySummary::p90);
+  column("p99", &LatencySummary::p99);
+  column("p999", &LatencySummary::p999);
+  column("p9999", &LatencySummary::p9999);
+  column("max", &LatencySummary::max);
+  column("overflow", &LatencySummary::overflow);
+  return j;
+}
+
+// The non-empty buckets as spans of consecutive ones: [first index, count, count, ...].
+ojson spans_json(const LatencyHistogram& h) {
+  ojson spans = ojson::array();
+  std::size_t next = 0;
+  h.for_each_bucket([&](std::size_t i, std::uint64_t c) {
+    if (spans.empty() || i != next) spans.push_back(ojson::array({i}));
+    spans.back().push_back(c);
+    next = i + 1;
+  });
+  return spans;
+}
+
 ojson metric_json(const Metric& m) {
   ojson j;
   j["name"] = m.name;
@@ -84,8 +118,7 @@ ojson metric_json(const Metric& m) {
   j["better"] = to_string(m.better);
   if (m.histogram) {
     j["summary"] = latency_summary_json(LatencySummary::of(*m.histogram));
-    j["runs"] = ojson::array();
-    for (const LatencySummary& r : m.runs) j["runs"].push_back(latency_summary_json(r));
+    j["runs"] = runs_json(m.runs);
   } else {
     const SampleSummary s = SampleSummary::of(m.samples);
     j["summary"] = {{"n", s.n},   {"hmean", s.hmean}, {"amean", s.amean}, {"stddev", s.stddev},
@@ -93,14 +126,10 @@ ojson metric_json(const Metric& m) {
   }
   j["samples"] = m.samples;
   if (m.histogram) {
-    ojson buckets = ojson::array();
-    for (const Bucket& b : m.histogram->buckets()) {
-      buckets.push_back({b.lower_ns, b.upper_ns, b.count});
-    }
     j["histogram"] = {{"layout", "log-linear"},
                       {"sub_bucket_bits", LatencyHistogram::kSubBits},
                       {"range_ns", {0, LatencyHistogram::kRangeEnd}},
-                      {"buckets", std::move(buckets)}};
+                      {"spans", spans_json(*m.histogram)}};
   }
   return j;
 }
@@ -151,7 +180,7 @@ ojson suite_json(const SuiteResult& s) {
 
 nlohmann::ordered_json to_json(const RunReport& report) {
   ojson j;
-  j["schema"] = report.schema;
+  j["schema"] = kResultSchema;  // the encoding written, whatever the report was read from
   j["tool"] = {{"name", "rtgate"}, {"version", report.tool_version}};
   j["started_at"] = report.started_at;
   j["finished_at"] = report.finished_at;
@@ -165,7 +194,8 @@ nlohmann::ordered_json to_json(const RunReport& report) {
   return j;
 }
 
-std::string to_json_text(const RunReport& report) { return to_json(report).dump(2) + "\n"; }
+// Compact: at lab scale the indentation was most of the file (issue 16); `jq .` shows it indented.
+std::string to_json_text(const RunReport& report) { return to_json(report).dump() + "\n"; }
 
 std::string JsonExporter::write(const RunReport& report) {
   return write_output(path_, to_json_text(report));

@@ -26,7 +26,11 @@ RunReport read_report_file(const std::string& path);
 class JsonExporter : public Exporter {
  public:
   explicit JsonExporter(std::string path) : path_(std::move(path)) {}
-  std::string write(const RunReport& report) override;
+  ExportStatus write(const ExportInput& in) override {
+    return ExportStatus::from(write(in.report));
+  }
+  // "" or a one-line reason.
+  std::string write(const RunReport& report);
 
  private:
   std::string path_;

@@ -165,6 +165,79 @@ LatencySummary latency_summary_from(const json& s, const std::string& where) {
   return r;
 }
 
+// A histogram's non-empty buckets as (index, count): /2's "spans" ([first index, count, ...]) or
+// /1's "buckets" ([lower_ns, upper_ns, count], each checked against the layout).
+std::vector<std::pair<std::uint32_t, std::uint64_t>> histogram_buckets(const json& h,
+                                                                       const std::string& hw) {
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> out;
+  if (h.is_object() && h.contains("spans")) {
+    for (const json& span : array_field(h, "spans", hw)) {
+      if (!span.is_array() || span.size() < 2)
+        throw JsonError(hw + ": a span is not [first index, count, ...]");
+      const std::uint64_t first = bucket_value(span[0], hw);
+      if (first >= LatencyHistogram::kBuckets ||
+          span.size() - 1 > LatencyHistogram::kBuckets - first)
+        throw JsonError(hw + ": a span reaches past the layout's last bucket");
+      for (std::size_t k = 1; k < span.size(); ++k) {
+        out.emplace_back(static_cast<std::uint32_t>(first + k - 1), bucket_value(span[k], hw));
+      }
+    }
+    return out;
+  }
+  for (const json& b : array_field(h, "buckets", hw)) {
+    if (!b.is_array() || b.size() != 3)
+      throw JsonError(hw + ": a bucket is not [lower, upper, count]");
+    const std::uint64_t lower = bucket_value(b[0], hw), upper = bucket_value(b[1], hw);
+    const std::size_t i = lower < LatencyHistogram::kRangeEnd
+                              ? LatencyHistogram::bucket_index(lower)
+                              : LatencyHistogram::kBuckets;
+    if (i >= LatencyHistogram::kBuckets || LatencyHistogram::bucket_lower(i) != lower ||
+        LatencyHistogram::bucket_upper(i) != upper) {
+      throw JsonError(hw + ": buckets do not match the log-linear layout, the count or [min, max]");
+    }
+    out.emplace_back(static_cast<std::uint32_t>(i), bucket_value(b[2], hw));
+  }
+  return out;
+}
+
+// Per-run summaries: /2's columns ({"count": [...], ...}, every column as long as "count") or
+// /1's array of summary objects.
+std::vector<LatencySummary> runs_from(const json& runs, const std::string& where) {
+  std::vector<LatencySummary> out;
+  if (runs.is_array()) {
+    std::size_t i = 0;
+    for (const json& r : runs) {
+      out.push_back(latency_summary_from(r, where + "[" + std::to_string(i++) + "]"));
+    }
+    return out;
+  }
+  if (!runs.is_object()) throw JsonError(where + ": expected columns or an array of summaries");
+  const std::size_t n = array_field(runs, "count", where).size();
+  out.resize(n);
+  const auto column = [&](const char* key, auto field) {
+    const json& c = array_field(runs, key, where);
+    if (c.size() != n) throw JsonError(where + "." + key + ": not one value per run");
+    for (std::size_t i = 0; i < n; ++i) {
+      using T = std::remove_reference_t<decltype(out[i].*field)>;
+      const auto v = json_number::as<T>(c[i]);
+      if (!v) throw JsonError(where + "." + key + ": " + c[i].dump() + " is not a valid value");
+      out[i].*field = *v;
+    }
+  };
+  column("count", &LatencySummary::count);
+  column("min", &LatencySummary::min);
+  column("mean", &LatencySummary::mean);
+  column("stddev", &LatencySummary::stddev);
+  column("p50", &LatencySummary::p50);
+  column("p90", &LatencySummary::p90);
+  column("p99", &LatencySummary::p99);
+  column("p999", &LatencySummary::p999);
+  column("p9999", &LatencySummary::p9999);
+  column("max", &LatencySummary::max);
+  column("overflow", &LatencySummary::overflow);
+  return out;
+}
+
 Metric metric_from(const json& j, const std::string& where) {
   Metric m;
   m.name = get<std::string>(j, "name", where);
@@ -180,28 +253,18 @@ Metric metric_from(const json& j, const std::string& where) {
     const std::string hw = where + ".histogram";
     const json& h = field(j, "histogram", where);
     const json& s = field(j, "summary", where);
-    std::vector<Bucket> buckets;
-    for (const json& b : array_field(h, "buckets", hw)) {
-      if (!b.is_array() || b.size() != 3)
-        throw JsonError(hw + ": a bucket is not [lower, upper, count]");
-      buckets.push_back({bucket_value(b[0], hw), bucket_value(b[1], hw), bucket_value(b[2], hw)});
-    }
-    LatencyHistogram hist;
     const std::string sw = where + ".summary";
-    if (!hist.restore(buckets, get<std::uint64_t>(s, "count", sw), get<std::uint64_t>(s, "min", sw),
-                      get<std::uint64_t>(s, "max", sw), get<double>(s, "mean", sw),
-                      get<double>(s, "stddev", sw), get<std::uint64_t>(s, "overflow", sw))) {
+    LatencyHistogram hist;
+    if (!hist.restore_indexed(histogram_buckets(h, hw), get<std::uint64_t>(s, "count", sw),
+                              get<std::uint64_t>(s, "min", sw), get<std::uint64_t>(s, "max", sw),
+                              get<double>(s, "mean", sw), get<double>(s, "stddev", sw),
+                              get<std::uint64_t>(s, "overflow", sw))) {
       throw JsonError(hw + ": buckets do not match the log-linear layout, the count or [min, max]");
     }
     m.histogram = std::move(hist);
     // Per-run summaries: absent in files written before they existed, which the gate then
     // judges on pooled samples alone.
-    if (j.contains("runs")) {
-      std::size_t i = 0;
-      for (const json& r : array_field(j, "runs", where)) {
-        m.runs.push_back(latency_summary_from(r, where + ".runs[" + std::to_string(i++) + "]"));
-      }
-    }
+    if (j.contains("runs")) m.runs = runs_from(j["runs"], where + ".runs");
   }
   return m;
 }
@@ -253,7 +316,8 @@ SuiteResult suite_from(const json& j, const std::string& where) {
     for (std::size_t k = 0; k < metrics.size(); ++k) {
       c.metrics.push_back(metric_from(metrics[k], cw + ".metrics[" + std::to_string(k) + "]"));
     }
-    if (const auto a = cases[i].find("analysis"); a != cases[i].end()) c.analysis = analyses_from(*a);
+    if (const auto a = cases[i].find("analysis"); a != cases[i].end())
+      c.analysis = analyses_from(*a);
     s.cases.push_back(std::move(c));
   }
   if (const auto t = j.find("trace"); t != j.end()) s.trace = trace_record_from(*t);
@@ -266,10 +330,12 @@ RunReport report_from_json(const json& doc) {
   if (!doc.is_object()) throw JsonError("not a result document (expected a JSON object)");
   RunReport r;
   const auto schema = get_or<std::string>(doc, "schema", "");
-  if (schema != kResultSchema) {
-    throw JsonError("unsupported schema '" + schema + "' (expected " + kResultSchema + ")");
+  if (schema != kResultSchema && schema != kResultSchemaV1) {
+    throw JsonError("unsupported schema '" + schema + "' (expected " + kResultSchema + " or " +
+                    kResultSchemaV1 + ")");
   }
-  r.schema = schema;
+  // /1 and /2 encode the same data: the report is the model, whichever encoding it came from.
+  r.schema = kResultSchema;
   r.tool_version = doc.contains("tool") ? get_or<std::string>(doc["tool"], "version", "") : "";
   r.started_at = get_or<std::string>(doc, "started_at", "");
   r.finished_at = get_or<std::string>(doc, "finished_at", "");

@@ -2,12 +2,14 @@
 
 #include <prometheus/gauge.h>
 #include <prometheus/histogram.h>
-#include <prometheus/text_serializer.h>
 
 #include <array>
 #include <cctype>
 #include <ctime>
+#include <map>
 #include <set>
+
+#include "exporters/prometheus/text_format.h"
 
 namespace rtgate::prom {
 namespace {
@@ -60,6 +62,11 @@ class Families {
         duration(gauge(r, "rtgate_duration", "duration per run, arithmetic mean over runs")),
         count(gauge(r, "rtgate_count_per_run",
                     "a counted metric (overruns, missed periods, ...), arithmetic mean over runs")),
+        latency_worst(
+            gauge(r, "rtgate_suite_latency_worst_seconds",
+                  "--prom-cases suite: the worst case's p99, p99.9 and max (quantile 1)")),
+        worst(gauge(r, "rtgate_suite_worst",
+                    "--prom-cases suite: the worst case's value of a non-latency metric")),
         verdict(gauge(r, "rtgate_verdict", "1 for the gate's verdict on the metric")),
         suite_verdict(gauge(r, "rtgate_suite_verdict", "1 for the gate's verdict on the suite")) {}
 
@@ -93,39 +100,86 @@ class Families {
   prometheus::Family<prometheus::Gauge>& throughput;
   prometheus::Family<prometheus::Gauge>& duration;
   prometheus::Family<prometheus::Gauge>& count;
+  prometheus::Family<prometheus::Gauge>& latency_worst;
+  prometheus::Family<prometheus::Gauge>& worst;
   prometheus::Family<prometheus::Gauge>& verdict;
   prometheus::Family<prometheus::Gauge>& suite_verdict;
 };
 
-void add_metric(Families& f, const SuiteResult& s, const Case& c, const Metric& m) {
+// The value a non-latency metric is exported with: Hmean of a throughput, else the Amean.
+double headline(const Metric& m) {
+  const SampleSummary sum = SampleSummary::of(m.samples);
+  return m.kind == MetricKind::kThroughput ? sum.hmean : sum.amean;
+}
+
+void add_metric(Families& f, const SuiteResult& s, const Case& c, const Metric& m,
+                const SeriesOptions& options) {
   const Labels l = metric_labels(s, c, m);
   if (m.kind == MetricKind::kLatency) {
     if (!m.histogram) return;
     const LatencySummary sum = LatencySummary::of(*m.histogram);
-    f.latency.Add(l, latency_bucket_bounds())
-        .ObserveMultiple(classic_bucket_counts(*m.histogram, latency_bucket_bounds()),
-                         sum.mean * static_cast<double>(sum.count) / 1e9);
+    if (!options.bounds_s.empty()) {
+      f.latency.Add(l, options.bounds_s)
+          .ObserveMultiple(classic_bucket_counts(*m.histogram, options.bounds_s),
+                           sum.mean * static_cast<double>(sum.count) / 1e9);
+    }
     f.latency_max.Add(l).Set(static_cast<double>(sum.max) / 1e9);
     f.add_quantiles(l, sum);
     return;
   }
   if (m.samples.empty()) return;
-  const SampleSummary sum = SampleSummary::of(m.samples);
   Labels lu = l;
   lu["unit"] = m.unit;
   switch (m.kind) {
     case MetricKind::kThroughput:
-      f.throughput.Add(lu).Set(sum.hmean);
+      f.throughput.Add(lu).Set(headline(m));
       break;
     case MetricKind::kDuration:
-      f.duration.Add(lu).Set(sum.amean);
+      f.duration.Add(lu).Set(headline(m));
       break;
     default:
-      f.count.Add(lu).Set(sum.amean);
+      f.count.Add(lu).Set(headline(m));
   }
 }
 
-void add_verdicts(Families& f, const gate::SuiteVerdict& sv) {
+// --prom-cases suite: per metric name, the worst case of the suite (a fixed number of series per
+// suite, whatever the number of cases).
+void add_suite_worst(Families& f, const SuiteResult& s) {
+  struct Worst {
+    const Metric* first = nullptr;
+    std::uint64_t p99 = 0, p999 = 0, max = 0;
+    double value = 0;
+  };
+  std::map<std::string, Worst> worst;
+  for (const Case& c : s.cases) {
+    for (const Metric& m : c.metrics) {
+      Worst& w = worst[m.name];
+      const bool first = w.first == nullptr;
+      if (first) w.first = &m;
+      if (m.kind == MetricKind::kLatency) {
+        if (!m.histogram) continue;
+        w.p99 = std::max(w.p99, m.histogram->quantile(0.99));
+        w.p999 = std::max(w.p999, m.histogram->quantile(0.999));
+        w.max = std::max(w.max, m.histogram->max());
+      } else if (!m.samples.empty()) {
+        const double v = headline(m);
+        if (first || (m.better == Better::kLower ? v > w.value : v < w.value)) w.value = v;
+      }
+    }
+  }
+  for (const auto& [name, w] : worst) {
+    if (w.first->kind == MetricKind::kLatency) {
+      for (const auto& [q, v] : {std::pair{"0.99", w.p99}, {"0.999", w.p999}, {"1", w.max}}) {
+        f.latency_worst.Add({{"suite", s.name}, {"metric", name}, {"quantile", q}})
+            .Set(static_cast<double>(v) / 1e9);
+      }
+    } else {
+      f.worst.Add({{"suite", s.name}, {"metric", name}, {"unit", w.first->unit}}).Set(w.value);
+    }
+  }
+}
+
+void add_verdicts(Families& f, const gate::SuiteVerdict& sv, bool per_metric) {
   constexpr std::array kVerdicts = {gate::Verdict::kImproved, gate::Verdict::kUnchanged,
                                     gate::Verdict::kRegressed, gate::Verdict::kInconclusive,
                                     gate::Verdict::kMissing};
@@ -133,7 +187,7 @@ void add_verdicts(Families& f, const gate::SuiteVerdict& sv) {
     f.suite_verdict.Add({{"suite", sv.suite}, {"verdict", gate::to_string(v)}})
         .Set(sv.verdict == v ? 1 : 0);
     for (const gate::MetricVerdict& m : sv.metrics) {
-      if (!m.gated) continue;
+      if (!m.gated || !per_metric) continue;
       f.verdict
           .Add({{"suite", m.suite},
                 {"case", m.case_name},
@@ -183,7 +237,8 @@ std::vector<prometheus::MetricFamily> ReportMetrics::Collect() const {
 }
 
 std::shared_ptr<ReportMetrics> build_metrics(const RunReport& report, const gate::GateReport* gate,
-                                             const std::string& only_suite) {
+                                             const std::string& only_suite,
+                                             const SeriesOptions& options) {
   auto metrics = std::make_shared<ReportMetrics>();
   metrics->quantiles.name = "rtgate_latency_quantile_seconds";
   metrics->quantiles.help = "exact latency quantiles from the fine histogram (all runs merged)";
@@ -203,20 +258,26 @@ std::shared_ptr<ReportMetrics> build_metrics(const RunReport& report, const gate
     }
     f.contaminated.Add({{"suite", s.name}}).Set(s.contaminated ? 1 : 0);
     f.suite_duration.Add({{"suite", s.name}}).Set(s.duration_s);
+    if (!options.per_case) {
+      add_suite_worst(f, s);
+      continue;
+    }
     for (const Case& c : s.cases) {
-      for (const Metric& m : c.metrics) add_metric(f, s, c, m);
+      for (const Metric& m : c.metrics) add_metric(f, s, c, m, options);
     }
   }
   if (gate != nullptr) {
     for (const gate::SuiteVerdict& sv : gate->suites) {
-      if (sv.gated && (only_suite.empty() || sv.suite == only_suite)) add_verdicts(f, sv);
+      if (sv.gated && (only_suite.empty() || sv.suite == only_suite)) {
+        add_verdicts(f, sv, options.per_case);
+      }
     }
   }
   return metrics;
 }
 
 std::string to_text(const prometheus::Collectable& metrics) {
-  return prometheus::TextSerializer().Serialize(metrics.Collect());
+  return exposition_text(metrics.Collect());
 }
 
 }  // namespace rtgate::prom

@@ -10,12 +10,14 @@
 #include <string>
 #include <vector>
 
+#include "exporters/prometheus/series_options.h"
 #include "framework/gate/verdict.h"
 #include "framework/report/report.h"
 
 namespace rtgate::prom {
 
-// The classic histogram's upper bounds in seconds: 1, 2, 5 .. 100 ms (+Inf is implicit).
+// The "standard" bucket set: 1, 2, 5 .. 100 ms (+Inf is implicit). The default is "coarse"
+// (series_options.h).
 const std::vector<double>& latency_bucket_bounds();
 
 // One result's families: a prometheus-cpp Registry for the gauges and the histogram, plus the
@@ -30,10 +32,12 @@ class ReportMetrics : public prometheus::Collectable {
 };
 
 // The run's families; only the suite named `only_suite` when it is non-empty (one collectable
-// per Pushgateway group). `gate` adds rtgate_verdict and rtgate_suite_verdict.
+// per Pushgateway group). `gate` adds rtgate_verdict and rtgate_suite_verdict. `options` choose
+// the histogram's buckets and per-case or per-suite series.
 std::shared_ptr<ReportMetrics> build_metrics(const RunReport& report,
                                              const gate::GateReport* gate = nullptr,
-                                             const std::string& only_suite = "");
+                                             const std::string& only_suite = "",
+                                             const SeriesOptions& options = {});
 
 // A valid Prometheus label name for a case label: invalid characters become '_', and names
 // taken by rtgate's own labels (host, suite, le, quantile, ...) get a "case_" prefix.

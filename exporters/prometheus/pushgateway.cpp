@@ -56,14 +56,15 @@ std::optional<PushTarget> parse_push_url(const std::string& url, std::string* wh
 }
 
 std::string push_report(const PushTarget& target, const RunReport& report,
-                        const gate::GateReport* gate, const PushOptions& options) {
+                        const gate::GateReport* gate, const PushOptions& options,
+                        const SeriesOptions& series) {
   const std::string host =
       report.environment.hostname.empty() ? "unknown" : report.environment.hostname;
   prometheus::Gateway gateway(target.scheme_host, target.port, "rtgate", {{"instance", host}});
   // The gateway holds weak pointers: keep the registries alive for the pushes.
   std::vector<std::shared_ptr<ReportMetrics>> registries;
   for (const SuiteResult& s : report.suites) {
-    registries.push_back(build_metrics(report, gate, s.name));
+    registries.push_back(build_metrics(report, gate, s.name, series));
     const prometheus::Labels group = {{"suite", s.name}};
     gateway.RegisterCollectable(registries.back(), &group);
   }

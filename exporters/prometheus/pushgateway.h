@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "exporters/prometheus/series_options.h"
 #include "framework/gate/verdict.h"
 #include "framework/report/report.h"
 
@@ -28,6 +29,7 @@ struct PushOptions {
 // Pushes every suite of `report` (and the gate's verdicts, if any). Returns "" on success, else a
 // one-line description of the last failure ("HTTP 400" or the transport error).
 std::string push_report(const PushTarget& target, const RunReport& report,
-                        const gate::GateReport* gate = nullptr, const PushOptions& options = {});
+                        const gate::GateReport* gate = nullptr, const PushOptions& options = {},
+                        const SeriesOptions& series = {});
 
 }  // namespace rtgate::prom

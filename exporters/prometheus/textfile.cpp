@@ -17,9 +17,9 @@ std::string check_textfile_dir(const std::string& dir) {
 }
 
 std::string write_textfile(const std::string& dir, const RunReport& report,
-                           const gate::GateReport* gate) {
+                           const gate::GateReport* gate, const SeriesOptions& options) {
   const std::string path = (std::filesystem::path(dir) / kTextfileName).string();
-  return write_output(path, to_text(*build_metrics(report, gate)));
+  return write_output(path, to_text(*build_metrics(report, gate, "", options)));
 }
 
 }  // namespace rtgate::prom

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "exporters/prometheus/series_options.h"
 #include "framework/gate/verdict.h"
 #include "framework/report/report.h"
 
@@ -16,6 +17,7 @@ std::string check_textfile_dir(const std::string& dir);
 
 // Writes DIR/rtgate.prom. Returns "" or a one-line error.
 std::string write_textfile(const std::string& dir, const RunReport& report,
-                           const gate::GateReport* gate = nullptr);
+                           const gate::GateReport* gate = nullptr,
+                           const SeriesOptions& options = {});
 
 }  // namespace rtgate::prom

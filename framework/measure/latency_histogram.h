@@ -7,6 +7,12 @@
 //
 // record() is O(1), branch-light and allocation-free: the bucket array is allocated once in the
 // constructor. A histogram belongs to one thread while recording; merge after the threads join.
+//
+// Two forms, one behaviour: a histogram records into a dense array of kBuckets counts (14.8 kB);
+// one restored from a result, or compact()ed, holds only its non-empty buckets (16 bytes each,
+// typically a few hundred), which is what lets a 10,000-case result load in a few hundred MB.
+// Every reader works on either form; record() on a compact histogram first makes it dense again
+// (an allocation, so never on a measuring thread's histogram: those are dense from birth).
 #pragma once
 
 #include <bit>
@@ -47,6 +53,8 @@ class LatencyHistogram {
       ++overflow_;
       return;
     }
+    if (counts_.empty()) [[unlikely]]
+      make_dense();
     ++counts_[bucket_index(v)];
   }
 
@@ -68,8 +76,12 @@ class LatencyHistogram {
     return bucket_lower(index) + (group == 0 ? 1 : std::uint64_t{1} << (group - 1));
   }
 
-  void merge(const LatencyHistogram& other) noexcept;
-  void reset() noexcept;
+  // Merging two compact histograms stays compact; otherwise the result is dense.
+  void merge(const LatencyHistogram& other);
+  void reset();
+  // Keeps only the non-empty buckets (a result's histograms, once measured).
+  void compact();
+  bool is_compact() const noexcept { return counts_.empty(); }
 
   std::uint64_t count() const noexcept { return count_; }
   std::uint64_t overflow() const noexcept { return overflow_; }
@@ -87,6 +99,17 @@ class LatencyHistogram {
 
   // The non-empty buckets, in ascending order.
   std::vector<Bucket> buckets() const;
+  // Calls f(index, count) for every non-empty bucket, in ascending order, without allocating.
+  template <class F>
+  void for_each_bucket(F&& f) const {
+    if (counts_.empty()) {
+      for (const Sparse& s : sparse_) f(static_cast<std::size_t>(s.index), s.count);
+    } else {
+      for (std::size_t i = 0; i < kBuckets; ++i) {
+        if (counts_[i] != 0) f(i, counts_[i]);
+      }
+    }
+  }
 
   // Rebuilds a histogram from exported data (JSON): buckets plus the exact figures a bucket list
   // cannot carry. Returns false if a bucket does not match this layout, the counts do not add up
@@ -94,9 +117,23 @@ class LatencyHistogram {
   // finite or cannot be the figures of such samples.
   bool restore(const std::vector<Bucket>& buckets, std::uint64_t count, std::uint64_t min,
                std::uint64_t max, double mean, double stddev, std::uint64_t overflow);
+  // The same from (bucket index, count) pairs in any order (a result's compact encoding); the
+  // result is compact.
+  bool restore_indexed(std::vector<std::pair<std::uint32_t, std::uint64_t>> buckets,
+                       std::uint64_t count, std::uint64_t min, std::uint64_t max, double mean,
+                       double stddev, std::uint64_t overflow);
 
  private:
+  struct Sparse {
+    std::uint64_t count;
+    std::uint32_t index;
+  };
+  void make_dense();
+
+  // Dense (kBuckets entries) or empty, in which case sparse_ holds the non-empty buckets in
+  // ascending index order (a default-constructed histogram is dense).
   std::vector<std::uint64_t> counts_;
+  std::vector<Sparse> sparse_;
   std::uint64_t count_ = 0;
   std::uint64_t overflow_ = 0;
   std::uint64_t min_ = std::numeric_limits<std::uint64_t>::max();

@@ -23,7 +23,10 @@
 
 namespace rtgate {
 
-inline constexpr const char* kResultSchema = "rtgate.result/1";
+// What `run -o` writes. /2 holds the same data as /1, encoded compactly (histograms as spans of
+// consecutive bucket counts, per-run summaries as columns, no indentation); both are read.
+inline constexpr const char* kResultSchema = "rtgate.result/2";
+inline constexpr const char* kResultSchemaV1 = "rtgate.result/1";
 
 enum class MetricKind { kLatency, kThroughput, kDuration, kCount };
 enum class Better { kLower, kHigher };

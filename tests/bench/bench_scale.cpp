@@ -32,7 +32,8 @@
 #include "exporters/junit_exporter.h"
 #include "exporters/prometheus/prometheus_registry.h"
 #include "exporters/prometheus/pushgateway.h"
-#include <prometheus/text_serializer.h>
+#include "exporters/prometheus/series_options.h"
+#include "exporters/prometheus/text_format.h"
 #include "framework/gate/compare.h"
 #include "framework/output_file.h"
 #include "tests/bench/scale_layout.h"
@@ -74,8 +75,9 @@ int run_phase(const std::vector<std::string>& a) {
     const std::size_t cases = std::stoul(a.at(2));
     const int runs = std::stoi(a.at(3));
     auto t0 = Clock::now();
-    rtgate::RunReport r = a.size() > 4 ? rtgate::bench::widened(rtgate::read_report_file(a[4]), cases)
-                                       : rtgate::bench::board(cases, runs);
+    rtgate::RunReport r = a.size() > 4
+                              ? rtgate::bench::widened(rtgate::read_report_file(a[4]), cases)
+                              : rtgate::bench::board(cases, runs);
     figure("generate_s", since(t0));
     t0 = Clock::now();
     const std::string w = rtgate::JsonExporter(a.at(1)).write(r);
@@ -112,13 +114,18 @@ int run_phase(const std::vector<std::string>& a) {
     return 0;
   }
   if (phase == "prom") {
-    const auto metrics = rtgate::prom::build_metrics(r);
+    // Optional: --prom-buckets and --prom-cases values.
+    std::string why;
+    const auto options = rtgate::prom::parse_series_options(a.size() > 2 ? a[2] : "",
+                                                            a.size() > 3 ? a[3] : "", &why);
+    if (!options) return std::fprintf(stderr, "prom: %s\n", why.c_str()), 2;
+    const auto metrics = rtgate::prom::build_metrics(r, nullptr, "", *options);
     figure("build_s", since(t0));
     const auto t1 = Clock::now();
     const auto families = metrics->Collect();
     figure("collect_s", since(t1));
     const auto t2 = Clock::now();
-    const std::string text = prometheus::TextSerializer().Serialize(families);
+    const std::string text = rtgate::prom::exposition_text(families);
     figure("serialize_s", since(t2));
     figure("op_s", since(t0));
     figure("output_bytes", static_cast<double>(text.size()));
@@ -185,6 +192,10 @@ void row(const char* what, const Measured& m, double bytes = -1) {
   std::printf("  %-9s %8.2f s wall %8.0f MB peak RSS", what, m.wall_s, m.rss_mb);
   if (m.get("op_s") >= 0) std::printf("  op %.2f s", m.get("op_s"));
   if (const double l = m.get("load_s"); l >= 0) std::printf(", load %.2f s", l);
+  if (const double b = m.get("build_s"); b >= 0) {
+    std::printf(" (build %.2f, collect %.2f, serialize %.2f s)", b, m.get("collect_s"),
+                m.get("serialize_s"));
+  }
   if (const double l = m.get("load_base_s"); l >= 0) {
     std::printf(", load %.2f + %.2f s, gate %.2f s, render %.2f s", l, m.get("load_cur_s"),
                 m.get("gate_s"), m.get("render_s"));
@@ -225,17 +236,20 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  const fs::path dir = keep.empty() ? fs::temp_directory_path() /
-                                          ("rtgate-bench-scale-" + std::to_string(getpid()))
-                                    : fs::path(keep);
+  const fs::path dir =
+      keep.empty() ? fs::temp_directory_path() / ("rtgate-bench-scale-" + std::to_string(getpid()))
+                   : fs::path(keep);
   fs::create_directories(dir);
   for (std::size_t n : sizes) {
     const fs::path file = dir / ("result-" + std::to_string(n) + ".json");
     std::vector<std::string> write_args = {"write", file.string(), std::to_string(n),
                                            std::to_string(runs)};
     if (!from.empty()) write_args.push_back(from);
-    std::printf("%zu cases (%s, %d runs):\n", n,
-                from.empty() ? "synthetic 256-CPU board" : ("copies of " + from).c_str(), runs);
+    if (from.empty()) {
+      std::printf("%zu cases (synthetic 256-CPU board, %d runs):\n", n, runs);
+    } else {
+      std::printf("%zu cases (copies of %s's cases):\n", n, from.c_str());
+    }
     const Measured w = measure(write_args, dir);
     const double bytes = fs::exists(file) ? static_cast<double>(fs::file_size(file)) : -1;
     std::printf("  (generated in %.2f s)\n", w.get("generate_s"));
@@ -252,8 +266,19 @@ int main(int argc, char** argv) {
       std::printf("  push      skipped (no --push URL)\n");
     }
     if (p.get("series") >= 0) {
-      std::printf("  Prometheus series: %.0f in the result, %.1f per case\n", p.get("series"),
-                  p.get("series") / static_cast<double>(n));
+      std::printf(
+          "  Prometheus series (--prom-buckets coarse, the default): %.0f in the result, "
+          "%.1f per case\n",
+          p.get("series"), p.get("series") / static_cast<double>(n));
+    }
+    for (const auto& [buckets, cases] : {std::pair{"standard", "all"}, std::pair{"fine", "all"},
+                                         std::pair{"none", "all"}, std::pair{"coarse", "suite"}}) {
+      const Measured o = measure({"prom", file.string(), buckets, cases}, dir);
+      std::printf(
+          "  --prom-buckets %-8s --prom-cases %-5s: %8.0f series, %5.1f per case, "
+          "exposition %.2f s, %.1f MB\n",
+          buckets, cases, o.get("series"), o.get("series") / static_cast<double>(n), o.get("op_s"),
+          o.get("output_bytes") / 1e6);
     }
   }
   if (keep.empty()) fs::remove_all(dir);

@@ -56,7 +56,10 @@ inline RunReport board(std::size_t cases, int runs) {
       Case c;
       const std::string lock = "lock" + std::to_string(i % 16);
       c.name = lock + "/" + std::to_string(1 + i / 16) + "rt";
-      c.labels = {{"lock", lock}, {"kind", "mutex"}, {"pi", "yes"}, {"thread_class", "rt"},
+      c.labels = {{"lock", lock},
+                  {"kind", "mutex"},
+                  {"pi", "yes"},
+                  {"thread_class", "rt"},
                   {"rt_threads", std::to_string(1 + i / 16)}};
       for (const auto& [metric, shape] :
            {std::pair{"acquire_latency", acquire_shape()},

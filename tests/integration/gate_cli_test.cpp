@@ -146,7 +146,7 @@ TEST(GateCli, BadInputIsAOneLineErrorAndExit2) {
   Files f;
   const auto good = f.write("good.json", synthetic(10, 1, 1));
   std::ofstream(f.dir.file("garbage.json")) << "{ nope";
-  std::ofstream(f.dir.file("v2.json")) << R"({"schema": "rtgate.result/2", "suites": []})";
+  std::ofstream(f.dir.file("v2.json")) << R"({"schema": "rtgate.result/9", "suites": []})";
   std::ofstream(f.dir.file("policy.yaml"))
       << "metrics:\n  lock.throughput/no_such_metric:\n    alpha: 0.01\n";
   struct Case {
@@ -156,7 +156,7 @@ TEST(GateCli, BadInputIsAOneLineErrorAndExit2) {
   for (const Case& c : std::vector<Case>{
            {{"gate", f.dir.file("missing.json"), good}, "BASE: cannot read"},
            {{"gate", good, f.dir.file("garbage.json")}, "CUR: "},
-           {{"gate", f.dir.file("v2.json"), good}, "unsupported schema 'rtgate.result/2'"},
+           {{"gate", f.dir.file("v2.json"), good}, "unsupported schema 'rtgate.result/9'"},
            {{"gate", good, good, "--policy", f.dir.file("policy.yaml")}, "no_such_metric"},
            {{"gate", good, good, "--policy", f.dir.file("nope.yaml")}, "--policy"},
            {{"gate", good}, "CUR"}}) {

@@ -56,7 +56,7 @@ RunReport sample_report() {
 
 TEST(JsonExporter, SummaryFieldsFollowTheDesignContract) {
   const auto j = to_json(sample_report());
-  EXPECT_EQ(j["schema"], "rtgate.result/1");
+  EXPECT_EQ(j["schema"], "rtgate.result/2");
   EXPECT_EQ(j["tool"]["name"], "rtgate");
   for (const char* k : {"hostname", "kernel_release", "kernel_version", "preempt_model", "realtime",
                         "cmdline", "cpu_model", "online_cpus", "isolated_cpus", "rt_runtime_us",
@@ -79,11 +79,17 @@ TEST(JsonExporter, SummaryFieldsFollowTheDesignContract) {
                         "max", "overflow"}) {
     EXPECT_TRUE(lat["summary"].contains(k)) << k;
   }
-  std::uint64_t total = 0;
-  for (const auto& b : lat["histogram"]["buckets"]) {
-    ASSERT_EQ(b.size(), 3u);
-    EXPECT_LT(b[0].get<std::uint64_t>(), b[1].get<std::uint64_t>());
-    total += b[2].get<std::uint64_t>();
+  // /2: spans of consecutive buckets, [first index, count, ...], ascending and apart.
+  std::uint64_t total = 0, next = 0;
+  for (const auto& span : lat["histogram"]["spans"]) {
+    ASSERT_GE(span.size(), 2u);
+    const auto first = span[0].get<std::uint64_t>();
+    EXPECT_GT(first + (next == 0 ? 1 : 0), next) << "spans overlap or touch";
+    for (std::size_t k = 1; k < span.size(); ++k) {
+      EXPECT_GT(span[k].get<std::uint64_t>(), 0u);
+      total += span[k].get<std::uint64_t>();
+    }
+    next = first + span.size() - 1;
   }
   EXPECT_EQ(total, 5000u);
   const auto& tp = suite["cases"][0]["metrics"][2];
@@ -178,12 +184,12 @@ TEST(JsonExporter, RunOptionsOfTheWrongTypeAreAnError) {
 TEST(JsonExporter, ReaderRejectsWrongSchemaAndNamesMissingFields) {
   auto doc = nlohmann::json::parse(to_json_text(sample_report()));
   auto wrong = doc;
-  wrong["schema"] = "rtgate.result/2";
+  wrong["schema"] = "rtgate.result/3";
   try {
     report_from_json(wrong);
     FAIL();
   } catch (const JsonError& e) {
-    EXPECT_NE(std::string(e.what()).find("unsupported schema 'rtgate.result/2'"),
+    EXPECT_NE(std::string(e.what()).find("unsupported schema 'rtgate.result/3'"),
               std::string::npos);
   }
   auto missing = doc;

@@ -88,7 +88,12 @@ TEST(PrometheusRegistry, TextCarriesTheFamiliesOfMetricsMd) {
   EXPECT_TRUE(has_line(text, "rtgate_latency_seconds_count{" + id + "} 4")) << text;
   EXPECT_TRUE(has_line(text, "rtgate_latency_seconds_sum{" + id + "} 2e-05")) << text;
   EXPECT_TRUE(has_line(text, "rtgate_latency_seconds_bucket{" + id + R"(,le="+Inf"} 4)")) << text;
-  EXPECT_TRUE(has_line(text, "rtgate_latency_seconds_bucket{" + id + R"(,le="5e-06"} 2)")) << text;
+  // The default (coarse) buckets start at 10 us: all four samples are in the first.
+  EXPECT_TRUE(has_line(text, "rtgate_latency_seconds_bucket{" + id + R"(,le="1e-05"} 4)")) << text;
+  const std::string standard =
+      to_text(*build_metrics(r, nullptr, "", {.bounds_s = latency_bucket_bounds()}));
+  EXPECT_TRUE(has_line(standard, "rtgate_latency_seconds_bucket{" + id + R"(,le="5e-06"} 2)"))
+      << standard;
   EXPECT_TRUE(has_line(text, "rtgate_latency_max_seconds{" + id + "} 8e-06")) << text;
   EXPECT_NE(text.find("# TYPE rtgate_latency_quantile_seconds summary"), std::string::npos);
   EXPECT_NE(text.find(R"(quantile="0.999"} 8)"), std::string::npos) << text;

@@ -51,16 +51,16 @@ TEST(ResultReaderHardening, NegativeCountsAreRefusedNotWrapped) {
   EXPECT_NE(error_of(doc).find("summary.count: -1 is out of range"), std::string::npos)
       << error_of(doc);
   doc = valid();
-  metric(doc)["histogram"]["buckets"][0][2] = -2;
+  metric(doc)["histogram"]["spans"][0][1] = -2;
   EXPECT_NE(error_of(doc).find("is not a count"), std::string::npos) << error_of(doc);
 }
 
 TEST(ResultReaderHardening, BucketsOfTheWrongTypeAreAJsonError) {
   json doc = valid();
-  metric(doc)["histogram"]["buckets"][0][0] = "1000";  // was a nlohmann type_error
+  metric(doc)["histogram"]["spans"][0][0] = "1000";  // was a nlohmann type_error
   EXPECT_NE(error_of(doc).find("histogram"), std::string::npos) << error_of(doc);
   doc = valid();
-  metric(doc)["histogram"]["buckets"][0][1] = 1.5e300;
+  metric(doc)["histogram"]["spans"][0][1] = 1.5e300;
   EXPECT_NE(error_of(doc).find("histogram"), std::string::npos) << error_of(doc);
 }
 
@@ -118,6 +118,37 @@ TEST(ResultReaderHardening, TraceFieldsOutOfRangeFallBack) {
   ASSERT_EQ(r.suites[0].cases[0].analysis.size(), 1u);
   EXPECT_EQ(r.suites[0].cases[0].analysis[0].cpu, -1);  // the fallback, not a cast of 1e300
   EXPECT_EQ(r.suites[0].cases[0].analysis[0].run, 0);
+}
+
+}  // namespace
+}  // namespace rtgate
+
+namespace rtgate {
+namespace {
+
+// /2's compact encoding on malformed input (issue 16): a span past the layout, runs columns of
+// unequal length or the wrong type are JsonErrors naming the field.
+TEST(ResultReaderHardening, SpansPastTheLayoutAndRaggedRunColumnsAreRefused) {
+  json doc = valid();
+  // Two counts from the last bucket on: the second lies past the layout.
+  metric(doc)["histogram"]["spans"][0] = json::array({LatencyHistogram::kBuckets - 1, 1, 1});
+  EXPECT_NE(error_of(doc).find("past the layout"), std::string::npos) << error_of(doc);
+  doc = valid();
+  metric(doc)["histogram"]["spans"][0][0] = std::numeric_limits<std::uint64_t>::max();
+  EXPECT_NE(error_of(doc).find("histogram"), std::string::npos) << error_of(doc);
+  doc = valid();
+  metric(doc)["histogram"]["spans"] = json::array({json::array({1})});  // no count
+  EXPECT_NE(error_of(doc).find("span"), std::string::npos) << error_of(doc);
+  doc = valid();
+  metric(doc)["runs"]["p99"] = json::array();
+  EXPECT_NE(error_of(doc).find("runs.p99: not one value per run"), std::string::npos)
+      << error_of(doc);
+  doc = valid();
+  metric(doc)["runs"]["max"][0] = -1;
+  EXPECT_NE(error_of(doc).find("runs.max"), std::string::npos) << error_of(doc);
+  doc = valid();
+  metric(doc)["runs"] = "x";
+  EXPECT_NE(error_of(doc).find("runs"), std::string::npos) << error_of(doc);
 }
 
 }  // namespace

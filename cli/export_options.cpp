@@ -1,0 +1,82 @@
+#include "cli/export_options.h"
+
+#include <cstdio>
+
+#include "cli/commands.h"
+
+namespace rtgate::cli {
+
+void add_export_options(CLI::App* cmd, ExportValues& values) {
+  for (const ExporterSpec& spec : ExporterRegistry::instance().all()) {
+    for (const ExportOption& o : spec.options) {
+      std::string& value = values[o.flag];
+      if (o.value_name.empty()) {
+        cmd->add_flag_callback(
+            o.flag, [&value] { value = "true"; }, o.help);
+      } else {
+        auto* opt = cmd->add_option(o.flag, value, o.help)->type_name(o.value_name);
+        if (!o.default_value.empty()) opt->default_str(o.default_value);
+      }
+    }
+  }
+}
+
+int check_exports(const ExportValues& values) {
+  const ExportValues v = with_defaults(values);
+  for (const ExporterSpec& spec : ExporterRegistry::instance().all()) {
+    if (spec.check == nullptr) continue;
+    if (const std::string why = spec.check(v); !why.empty()) {
+      print_error(why);
+      return kExitUsage;
+    }
+  }
+  return kExitOk;
+}
+
+bool any_export(const ExportValues& values) {
+  const ExportValues v = with_defaults(values);
+  for (const ExporterSpec& spec : ExporterRegistry::instance().all()) {
+    if (spec.make != nullptr && spec.make(v) != nullptr) return true;
+  }
+  return false;
+}
+
+int write_exports(const ExportValues& values, const ExportInput& in) {
+  const ExportValues v = with_defaults(values);
+  int rc = kExitOk;
+  for (const ExporterSpec& spec : ExporterRegistry::instance().all()) {
+    if (spec.make == nullptr) continue;
+    const std::unique_ptr<Exporter> exporter = spec.make(v);
+    if (!exporter) continue;
+    const ExportStatus s = exporter->write(in);
+    switch (s.level) {
+      case ExportStatus::Level::kOk:
+        break;
+      case ExportStatus::Level::kWarning:
+        std::fprintf(stderr, "rtgate: warning: %s\n", s.message.c_str());
+        break;
+      case ExportStatus::Level::kFailed:
+        print_error(s.message);
+        if (rc == kExitOk) rc = kExitFailed;
+        break;
+      case ExportStatus::Level::kEnvironment:
+        print_error(s.message);
+        rc = kExitEnvironment;
+        break;
+    }
+  }
+  return rc;
+}
+
+std::vector<std::pair<std::string, std::string>> given_exports(const ExportValues& values) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const ExporterSpec& spec : ExporterRegistry::instance().all()) {
+    for (const ExportOption& o : spec.options) {
+      const auto it = values.find(o.flag);
+      if (it != values.end() && !it->second.empty()) out.emplace_back(o.flag, it->second);
+    }
+  }
+  return out;
+}
+
+}  // namespace rtgate::cli

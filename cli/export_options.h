@@ -1,0 +1,31 @@
+// The registered exporters' options on a command (run, serve, export), their checks before
+// anything runs, and writing every exporter the user asked for (exporters/export_registry.h).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+
+#include "exporters/export_registry.h"
+
+namespace rtgate::cli {
+
+// Adds every registered exporter's options to `cmd`, bound to `values` (which must outlive the
+// app; an option not given stays "").
+void add_export_options(CLI::App* cmd, ExportValues& values);
+
+// Runs every exporter's check on `values` (defaults filled in). Returns kExitOk, or prints the
+// first refusal as one line and returns kExitUsage.
+int check_exports(const ExportValues& values);
+
+// True when the values ask for at least one exporter.
+bool any_export(const ExportValues& values);
+
+// Writes every exporter the values ask for, in registration order. Prints each failure (an
+// error) or warning as one line. Returns kExitOk, kExitFailed (a write failed) or
+// kExitEnvironment (a required push failed), the worst of them.
+int write_exports(const ExportValues& values, const ExportInput& in);
+
+// The values the user gave, as "FLAG VALUE" pairs (for --dry-run's plan).
+std::vector<std::pair<std::string, std::string>> given_exports(const ExportValues& values);
+
+}  // namespace rtgate::cli

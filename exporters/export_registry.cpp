@@ -1,0 +1,42 @@
+#include "exporters/export_registry.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+namespace rtgate {
+
+ExporterRegistry& ExporterRegistry::instance() {
+  static ExporterRegistry registry;
+  return registry;
+}
+
+void ExporterRegistry::add(ExporterSpec spec) {
+  for (const ExporterSpec& s : specs_) {
+    bool clash = s.name == spec.name;
+    for (const ExportOption& a : s.options) {
+      for (const ExportOption& b : spec.options) clash = clash || a.flag == b.flag;
+    }
+    if (clash) {
+      std::fprintf(stderr, "rtgate: exporter '%s' clashes with '%s' (name or flag)\n",
+                   spec.name.c_str(), s.name.c_str());
+      std::abort();
+    }
+  }
+  const auto at = std::upper_bound(
+      specs_.begin(), specs_.end(), spec,
+      [](const ExporterSpec& a, const ExporterSpec& b) { return a.order < b.order; });
+  specs_.insert(at, std::move(spec));
+}
+
+ExportValues with_defaults(ExportValues values) {
+  for (const ExporterSpec& s : ExporterRegistry::instance().all()) {
+    for (const ExportOption& o : s.options) {
+      std::string& v = values[o.flag];
+      if (v.empty()) v = o.default_value;
+    }
+  }
+  return values;
+}
+
+}  // namespace rtgate

@@ -1,0 +1,41 @@
+// --report FILE: the self-contained HTML report (html_report.h), with the gate's verdicts and the
+// baseline overlaid when a gate ran.
+#include "exporters/export_registry.h"
+#include "exporters/html/html_report.h"
+#include "framework/output_file.h"
+
+namespace rtgate {
+namespace {
+
+class HtmlExporter : public Exporter {
+ public:
+  explicit HtmlExporter(std::string path) : path_(std::move(path)) {}
+
+  ExportStatus write(const ExportInput& in) override {
+    const std::string page = html::render_report(in.report, in.baseline, in.gate);
+    const std::string w = write_output(path_, page);
+    return ExportStatus::from(w.empty() ? w : "--report: " + w);
+  }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+}  // namespace rtgate
+
+RTGATE_EXPORTER(
+    {.name = "report",
+     .options = {{"--report", "FILE",
+                  "write the HTML report (rtgate report's; with the verdicts when a gate ran)"}},
+     .check = [](const rtgate::ExportValues& v) -> std::string {
+       const std::string& path = v.at("--report");
+       if (path.empty()) return "";
+       const std::string w = rtgate::check_output(path);
+       return w.empty() ? w : "--report: " + w;
+     },
+     .make = [](const rtgate::ExportValues& v) -> std::unique_ptr<rtgate::Exporter> {
+       if (v.at("--report").empty()) return nullptr;
+       return std::make_unique<rtgate::HtmlExporter>(v.at("--report"));
+     },
+     .order = 20})

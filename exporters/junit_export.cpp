@@ -1,0 +1,44 @@
+// --junit FILE: JUnit XML (Ant schema) of the result: a testcase per case and metric, or, when a
+// gate ran, per metric verdict with the evidence (junit_exporter.h).
+#include "exporters/export_registry.h"
+#include "exporters/junit_exporter.h"
+#include "framework/output_file.h"
+
+namespace rtgate {
+namespace {
+
+class JunitExporter : public Exporter {
+ public:
+  explicit JunitExporter(std::string path) : path_(std::move(path)) {}
+
+  ExportStatus write(const ExportInput& in) override {
+    const std::vector<JunitSuite> suites =
+        in.gate != nullptr ? junit_from_gate(*in.gate, in.report, in.fail_on_inconclusive)
+                           : junit_from_run(in.report);
+    const std::string w = write_output(path_, render_junit(suites));
+    return ExportStatus::from(w.empty() ? w : "--junit: " + w);
+  }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+}  // namespace rtgate
+
+RTGATE_EXPORTER(
+    {.name = "junit",
+     .options =
+         {{"--junit", "FILE",
+           "write JUnit XML: a testcase per case and metric, or per verdict when a gate ran"}},
+     .check = [](const rtgate::ExportValues& v) -> std::string {
+       const std::string& path = v.at("--junit");
+       if (path.empty()) return "";
+       const std::string w = rtgate::check_output(path);
+       return w.empty() ? w : "--junit: " + w;
+     },
+     .make = [](const rtgate::ExportValues& v) -> std::unique_ptr<rtgate::Exporter> {
+       if (v.at("--junit").empty()) return nullptr;
+       return std::make_unique<rtgate::JunitExporter>(v.at("--junit"));
+     },
+     .order = 10})

@@ -1,0 +1,162 @@
+// `rtgate export` (issue 16): every registered exporter rendered from a stored result, with the
+// gate's verdicts when --baseline is given; exit 0 when written whatever the verdict, 2 on bad
+// input, 4 when a required push fails. The push goes to a real Pushgateway scraped by a real
+// Prometheus.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <random>
+
+#include "exporters/json_exporter.h"
+#include "tests/integration/process.h"
+#include "tests/integration/prom_servers.h"
+#include "tests/unit/gate_sim.h"
+
+namespace rtgate::test {
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// A board's result on disk: cyclic on 4 CPUs and lock.latency over 3 locks, 5 runs; `factor`
+// scales lock0's acquire latency (2: a regression the gate sees).
+std::string result(const TempDir& dir, const std::string& name, std::uint64_t seed,
+                   double factor = 1) {
+  std::mt19937_64 rng(seed);
+  gate::sim::Layout l;
+  l.cpus = 4;
+  l.locks = 3;
+  gate::sim::Change change;
+  if (factor != 1) {
+    change = {.suite = "lock.latency",
+              .case_name = "lock0",
+              .metric = "acquire_latency",
+              .latency_factor = factor};
+  }
+  RunReport r = gate::sim::side(rng, l, 5, {}, change);
+  r.environment.hostname = "exportbox";
+  r.finished_at = "2026-12-02T01:00:00Z";
+  const std::string path = dir.file(name);
+  EXPECT_EQ(JsonExporter(path).write(r), "");
+  return path;
+}
+
+TEST(ExportCli, EveryLocalExporterFromAStoredResult) {
+  TempDir dir;
+  const std::string cur = result(dir, "cur.json", 1);
+  const auto r = run_rtgate({"export", cur, "--junit", dir.file("j.xml"), "--textfile", dir.path(),
+                             "--report", dir.file("r.html")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string junit = slurp(dir.file("j.xml"));
+  EXPECT_NE(junit.find("<testsuite name=\"cyclic\""), std::string::npos) << junit.substr(0, 500);
+  EXPECT_NE(junit.find("lock.latency"), std::string::npos);
+  EXPECT_EQ(junit.find("<failure"), std::string::npos);  // no gate, no verdict
+  const std::string prom = slurp(dir.file("rtgate.prom"));
+  EXPECT_NE(prom.find("rtgate_latency_max_seconds{host=\"exportbox\""), std::string::npos);
+  EXPECT_EQ(prom.find("rtgate_verdict{"), std::string::npos);
+  EXPECT_NE(slurp(dir.file("r.html")).find("<!DOCTYPE html>"), std::string::npos);
+}
+
+TEST(ExportCli, WithABaselineTheExportersCarryTheVerdictsAndTheExitIsStillZero) {
+  TempDir dir;
+  const std::string base = result(dir, "base.json", 1);
+  const std::string cur = result(dir, "cur.json", 2, 2.0);
+  const auto r = run_rtgate(
+      {"export", cur, "--baseline", base, "--junit", dir.file("j.xml"), "--textfile", dir.path()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string junit = slurp(dir.file("j.xml"));
+  EXPECT_NE(junit.find("<failure"), std::string::npos);
+  EXPECT_NE(junit.find("acquire_latency"), std::string::npos);
+  const std::string prom = slurp(dir.file("rtgate.prom"));
+  EXPECT_NE(prom.find("case=\"lock0\",metric=\"acquire_latency\",suite=\"lock.latency\","
+                      "verdict=\"regressed\"} 1"),
+            std::string::npos);
+  // The same verdict `rtgate gate` gives: exit 1 there.
+  EXPECT_EQ(run_rtgate({"gate", base, cur}).exit_code, 1);
+}
+
+TEST(ExportCli, SeriesOptionsReachTheTextfile) {
+  TempDir dir;
+  const std::string cur = result(dir, "cur.json", 1);
+  ASSERT_EQ(run_rtgate({"export", cur, "--textfile", dir.path(), "--prom-buckets", "none",
+                        "--prom-cases", "suite"})
+                .exit_code,
+            0);
+  const std::string prom = slurp(dir.file("rtgate.prom"));
+  EXPECT_EQ(prom.find("rtgate_latency_seconds_bucket"), std::string::npos);
+  EXPECT_EQ(prom.find("case=\"cpu0\""), std::string::npos);
+  EXPECT_NE(prom.find("rtgate_suite_latency_worst_seconds{"), std::string::npos);
+}
+
+TEST(ExportCli, AnOldResultIsPublishedToo) {
+  TempDir dir;
+  const std::string v1 =
+      std::string(RTGATE_SOURCE_DIR) + "/tests/fuzz/corpus/result_loader/cyclic_1s.json";
+  const auto r = run_rtgate({"export", v1, "--textfile", dir.path()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(slurp(dir.file("rtgate.prom")).find("cpu=\"1\""), std::string::npos);
+}
+
+TEST(ExportCli, BadInputIsExit2WithOneLine) {
+  TempDir dir;
+  const std::string cur = result(dir, "cur.json", 1);
+  std::ofstream(dir.file("garbage.json")) << "{\"schema\": 1";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"export", cur}, "nothing to export"},
+      {{"export", cur, "--junit", dir.path()}, "--junit: "},
+      {{"export", cur, "--textfile", "/nonexistent/dir"}, "--textfile: "},
+      {{"export", cur, "--textfile", dir.path(), "--prom-buckets", "20us,10us"},
+       "--prom-buckets: "},
+      {{"export", cur, "--textfile", dir.path(), "--prom-cases", "some"}, "--prom-cases: "},
+      {{"export", cur, "--push", "gw:9091"}, "--push: "},
+      {{"export", cur, "--junit", dir.file("j.xml"), "--push-required"}, "--push-required"},
+      {{"export", cur, "--junit", dir.file("j.xml"), "--policy", "p.yaml"}, "need --baseline"},
+      {{"export", dir.file("garbage.json"), "--junit", dir.file("j.xml")}, "RESULT: "},
+      {{"export", cur, "--baseline", dir.file("missing.json"), "--junit", dir.file("j.xml")},
+       "--baseline: "}};
+  for (const auto& [args, expect] : cases) {
+    const auto r = run_rtgate(args);
+    EXPECT_EQ(r.exit_code, 2) << args.back() << ": " << r.err;
+    EXPECT_NE(r.err.find(expect), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir.file("j.xml")));
+}
+
+TEST(ExportCli, AFailedPushWarnsUnlessRequired) {
+  TempDir dir;
+  const std::string cur = result(dir, "cur.json", 1);
+  const std::string url = "http://127.0.0.1:" + std::to_string(free_loopback_port());
+  auto r = run_rtgate({"export", cur, "--push", url, "--junit", dir.file("j.xml")});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("rtgate: warning: push to " + url + " failed"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(dir.file("j.xml")));  // local outputs first
+  r = run_rtgate({"export", cur, "--push", url, "--push-required"});
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+}
+
+TEST(ExportCli, APushReachesPrometheusThroughThePushgateway) {
+  if (const std::string why = missing_prometheus_binaries(); !why.empty()) GTEST_SKIP() << why;
+  TempDir dir;
+  const std::string cur = result(dir, "cur.json", 1);
+  const LoopbackListener serve;  // a port nobody serves on: the stack's second scrape target
+  PrometheusStack stack(serve.port(),
+                        std::string(RTGATE_SOURCE_DIR) + "/exporters/prometheus/rules.yml");
+  const auto r = run_rtgate({"export", cur, "--push", stack.pushgateway_url(), "--push-required"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto max = stack.wait_for(
+      "rtgate_latency_max_seconds{host=\"exportbox\",suite=\"cyclic\",case=\"cpu3\"}");
+  ASSERT_EQ(max.size(), 1u);
+  const RunReport report = read_report_file(cur);
+  EXPECT_DOUBLE_EQ(
+      sample_value(max[0]),
+      static_cast<double>(report.suites[0].cases[3].find("wakeup_latency")->histogram->max()) /
+          1e9);
+}
+
+}  // namespace
+}  // namespace rtgate::test
