@@ -17,6 +17,7 @@
 #include "exporters/json_exporter.h"
 #include "framework/gate/compare.h"
 #include "framework/output_file.h"
+#include "tests/bench/scale_layout.h"
 #include "tests/unit/gate_sim.h"
 
 namespace {
@@ -29,27 +30,6 @@ double peak_rss_mb() {
   return static_cast<double>(u.ru_maxrss) / 1024;
 }
 
-// `r`'s cases copied round-robin, renamed "<case>#k", until the suites hold `n` in all.
-rtgate::RunReport widened(const rtgate::RunReport& r, std::size_t n) {
-  rtgate::RunReport out = r;
-  std::size_t have = 0, total = 0;
-  for (const auto& s : r.suites) total += s.cases.size();
-  if (total == 0) return out;
-  for (auto& s : out.suites) s.cases.clear();
-  for (std::size_t k = 0; have < n; ++k) {
-    for (std::size_t i = 0; i < r.suites.size() && have < n; ++i) {
-      for (const auto& c : r.suites[i].cases) {
-        if (have == n) break;
-        rtgate::Case copy = c;
-        copy.name += "#" + std::to_string(k);
-        out.suites[i].cases.push_back(std::move(copy));
-        ++have;
-      }
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -60,7 +40,7 @@ int main(int argc, char** argv) {
   rtgate::RunReport base, cur;
   if (argc > 1) {
     const std::size_t n = argc > 2 ? std::stoul(argv[2]) : 1000;
-    base = cur = widened(rtgate::read_report_file(argv[1]), n);
+    base = cur = rtgate::bench::widened(rtgate::read_report_file(argv[1]), n);
   } else {
     std::mt19937_64 rng(7);
     rtgate::gate::sim::Layout l;
