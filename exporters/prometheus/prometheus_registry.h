@@ -1,11 +1,13 @@
-// A RunReport as Prometheus metric families, in a prometheus-cpp Registry: the families and
+// A RunReport as Prometheus metric families (prometheus-cpp's data model): the families and
 // labels of METRICS.md (DESIGN.md "Prometheus"). The push, textfile and serve exporters all start
 // here, so the three carry the same series.
 #pragma once
 
 #include <prometheus/collectable.h>
-#include <prometheus/registry.h>
+#include <prometheus/labels.h>
+#include <prometheus/metric_family.h>
 
+#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,14 +22,16 @@ namespace rtgate::prom {
 // (series_options.h).
 const std::vector<double>& latency_bucket_bounds();
 
-// One result's families: a prometheus-cpp Registry for the gauges and the histogram, plus the
-// quantile summary, which the library's Summary (a sliding window over observations) cannot hold:
-// rtgate's quantiles are exact and computed already, so that family is built as data.
+// One result's families, built as data rather than through a prometheus-cpp Registry (at 10,000
+// cases the Registry's per-series objects cost more than the exposition). The quantile summary
+// could not have come from the library's Summary anyway: a sliding window over observations,
+// where rtgate's quantiles are exact and computed already.
 class ReportMetrics : public prometheus::Collectable {
  public:
   std::vector<prometheus::MetricFamily> Collect() const override;
 
-  std::shared_ptr<prometheus::Registry> registry = std::make_shared<prometheus::Registry>();
+  std::deque<prometheus::MetricFamily> families;  // a deque: the builders hold references
+
   prometheus::MetricFamily quantiles;
 };
 
@@ -50,5 +54,7 @@ std::vector<double> classic_bucket_counts(const LatencyHistogram& h,
 
 // The text exposition format (what /metrics serves and the textfile collector reads).
 std::string to_text(const prometheus::Collectable& metrics);
+// The same for a result's families, without the copy Collect() makes.
+std::string to_text(const ReportMetrics& metrics);
 
 }  // namespace rtgate::prom

@@ -110,11 +110,18 @@ const char* type_name(prometheus::MetricType t) {
 }  // namespace
 
 std::string exposition_text(const std::vector<prometheus::MetricFamily>& families) {
+  std::vector<const prometheus::MetricFamily*> all;
+  for (const auto& f : families) all.push_back(&f);
+  return exposition_text(all);
+}
+
+std::string exposition_text(const std::vector<const prometheus::MetricFamily*>& families) {
   std::size_t series = 0;
-  for (const auto& f : families) series += f.metric.size();
+  for (const auto* f : families) series += f->metric.size();
   std::string out;
   out.reserve(series * 160);
-  for (const prometheus::MetricFamily& f : families) {
+  for (const prometheus::MetricFamily* family : families) {
+    const prometheus::MetricFamily& f = *family;
     if (f.metric.empty()) continue;
     out += "# HELP ";
     out += f.name;

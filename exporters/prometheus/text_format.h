@@ -15,5 +15,7 @@
 namespace rtgate::prom {
 
 std::string exposition_text(const std::vector<prometheus::MetricFamily>& families);
+// The same without copying the families (ReportMetrics hands its own over).
+std::string exposition_text(const std::vector<const prometheus::MetricFamily*>& families);
 
 }  // namespace rtgate::prom
