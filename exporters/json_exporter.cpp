@@ -71,30 +71,19 @@ ojson param_json(const ParamValue& v) {
 }
 
 ojson latency_summary_json(const LatencySummary& s) {
-  return {{"count", s.count}, {"min", s.min}, {"mean", s.mean},        {"stddev", s.stddev},
-          {"p50", s.p50},     {"p90", s.p90}, {"p99", s.p99},          {"p999", s.p999},
-          {"p9999", s.p9999}, {"max", s.max}, {"overflow", s.overflow}};
+  ojson j = ojson::object();
+  LatencySummary::for_each_field([&](const char* key, auto field) { j[key] = s.*field; });
+  return j;
 }
 
 // Per-run summaries as columns: {"count": [run1, run2, ...], "min": [...], ...}.
 ojson runs_json(const std::vector<LatencySummary>& runs) {
   ojson j = ojson::object();
-  const auto column = [&](const char* key, auto field) {
+  LatencySummary::for_each_field([&](const char* key, auto field) {
     ojson c = ojson::array();
     for (const LatencySummary& r : runs) c.push_back(r.*field);
     j[key] = std::move(c);
-  };
-  column("count", &LatencySummary::count);
-  column("min", &LatencySummary::min);
-  column("mean", &LatencySummary::mean);
-  column("stddev", &LatencySummary::stddev);
-  column("p50", &LatencySummary::p50);
-  column("p90", &LatencySummary::p90);
-  column("p99", &LatencySummary::p99);
-  column("p999", &LatencySummary::p999);
-  column("p9999", &LatencySummary::p9999);
-  column("max", &LatencySummary::max);
-  column("overflow", &LatencySummary::overflow);
+  });
   return j;
 }
 

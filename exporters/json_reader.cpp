@@ -151,17 +151,9 @@ Hygiene hygiene_from(const json& j) {
 LatencySummary latency_summary_from(const json& s, const std::string& where) {
   if (!s.is_object()) throw JsonError(where + ": expected an object");
   LatencySummary r;
-  r.count = get<std::uint64_t>(s, "count", where);
-  r.min = get<std::uint64_t>(s, "min", where);
-  r.mean = get<double>(s, "mean", where);
-  r.stddev = get<double>(s, "stddev", where);
-  r.p50 = get<std::uint64_t>(s, "p50", where);
-  r.p90 = get<std::uint64_t>(s, "p90", where);
-  r.p99 = get<std::uint64_t>(s, "p99", where);
-  r.p999 = get<std::uint64_t>(s, "p999", where);
-  r.p9999 = get<std::uint64_t>(s, "p9999", where);
-  r.max = get<std::uint64_t>(s, "max", where);
-  r.overflow = get<std::uint64_t>(s, "overflow", where);
+  LatencySummary::for_each_field([&](const char* key, auto field) {
+    r.*field = get<std::remove_reference_t<decltype(r.*field)>>(s, key, where);
+  });
   return r;
 }
 
@@ -224,17 +216,7 @@ std::vector<LatencySummary> runs_from(const json& runs, const std::string& where
       out[i].*field = *v;
     }
   };
-  column("count", &LatencySummary::count);
-  column("min", &LatencySummary::min);
-  column("mean", &LatencySummary::mean);
-  column("stddev", &LatencySummary::stddev);
-  column("p50", &LatencySummary::p50);
-  column("p90", &LatencySummary::p90);
-  column("p99", &LatencySummary::p99);
-  column("p999", &LatencySummary::p999);
-  column("p9999", &LatencySummary::p9999);
-  column("max", &LatencySummary::max);
-  column("overflow", &LatencySummary::overflow);
+  LatencySummary::for_each_field(column);
   return out;
 }
 

@@ -50,6 +50,23 @@ struct LatencySummary {
   std::uint64_t overflow = 0;
   static LatencySummary of(const LatencyHistogram& h);
 
+  // Calls f(name, member pointer) for every field, in the result JSON's order: the one list the
+  // JSON writer and reader go by (summary objects and per-run columns alike).
+  template <class F>
+  static void for_each_field(F&& f) {
+    f("count", &LatencySummary::count);
+    f("min", &LatencySummary::min);
+    f("mean", &LatencySummary::mean);
+    f("stddev", &LatencySummary::stddev);
+    f("p50", &LatencySummary::p50);
+    f("p90", &LatencySummary::p90);
+    f("p99", &LatencySummary::p99);
+    f("p999", &LatencySummary::p999);
+    f("p9999", &LatencySummary::p9999);
+    f("max", &LatencySummary::max);
+    f("overflow", &LatencySummary::overflow);
+  }
+
   // The quantiles a summary keeps, and their values as (q, ns) pairs in the same order.
   static constexpr std::array<double, 5> kQuantiles = {0.5, 0.9, 0.99, 0.999, 0.9999};
   std::array<std::pair<double, std::uint64_t>, 5> quantiles() const {
