@@ -22,9 +22,7 @@ void add_export(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<Opts>();
   cmd->add_option("RESULT", o->result, "result JSON")->required();
   cmd->add_option("--baseline", o->baseline, "baseline result JSON: export the gate's verdicts");
-  cmd->add_option("--policy", o->in.policy_path, "gate policy for the verdicts (as rtgate gate)");
-  cmd->add_flag("--allow-env-mismatch", o->in.allow_env_mismatch,
-                "judge even when CPU model, CPUs, preempt model or cmdline differ");
+  add_verdict_options(cmd, o->in);
   cmd->add_flag("--fail-on-inconclusive", o->in.fail_on_inconclusive,
                 "JUnit: an inconclusive verdict is a failure, not a skip");
   add_export_options(cmd, o->values);
@@ -42,19 +40,11 @@ void add_export(CLI::App& app, int& exit_code) {
       print_error("--policy, --allow-env-mismatch and --fail-on-inconclusive need --baseline");
       return;
     }
-    const auto cur = load_result(o->result, "RESULT");
-    if (!cur) return;
-    std::optional<RunReport> base;
-    std::optional<gate::GateReport> verdicts;
-    if (!o->baseline.empty()) {
-      if (!(base = load_result(o->baseline, "--baseline"))) return;
-      const auto policy = load_gate_policy(*base, *cur, o->in);
-      if (!policy) return;
-      verdicts = gate::compare(*base, *cur, *policy);
-    }
-    exit_code = write_exports(o->values, {.report = *cur,
-                                          .gate = verdicts ? &*verdicts : nullptr,
-                                          .baseline = base ? &*base : nullptr,
+    const auto j = load_judged(o->result, o->baseline, o->in);
+    if (!j) return;
+    exit_code = write_exports(o->values, {.report = j->current,
+                                          .gate = j->verdicts ? &*j->verdicts : nullptr,
+                                          .baseline = j->baseline ? &*j->baseline : nullptr,
                                           .fail_on_inconclusive = o->in.fail_on_inconclusive});
   });
 }

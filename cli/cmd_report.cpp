@@ -17,9 +17,7 @@ void add_report(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<Opts>();
   cmd->add_option("RESULT", o->result, "result JSON")->required();
   cmd->add_option("--baseline", o->baseline, "baseline result JSON to compare with");
-  cmd->add_option("--policy", o->in.policy_path, "gate policy for the verdicts (as rtgate gate)");
-  cmd->add_flag("--allow-env-mismatch", o->in.allow_env_mismatch,
-                "judge even when CPU model, CPUs, preempt model or cmdline differ");
+  add_verdict_options(cmd, o->in);
   cmd->add_option("-o,--output", o->out, "HTML file to write ('-' for stdout)")->required();
   cmd->callback([o, &exit_code] {
     exit_code = kExitUsage;
@@ -31,19 +29,10 @@ void add_report(CLI::App& app, int& exit_code) {
       print_error("--policy needs --baseline: there is no verdict without one");
       return;
     }
-    const auto cur = load_result(o->result, "RESULT");
-    if (!cur) return;
-    std::optional<RunReport> base;
-    std::optional<gate::GateReport> verdicts;
-    if (!o->baseline.empty()) {
-      base = load_result(o->baseline, "--baseline");
-      if (!base) return;
-      const auto policy = load_gate_policy(*base, *cur, o->in);
-      if (!policy) return;
-      verdicts = gate::compare(*base, *cur, *policy);
-    }
-    const std::string page =
-        html::render_report(*cur, base ? &*base : nullptr, verdicts ? &*verdicts : nullptr);
+    const auto j = load_judged(o->result, o->baseline, o->in);
+    if (!j) return;
+    const std::string page = html::render_report(j->current, j->baseline ? &*j->baseline : nullptr,
+                                                 j->verdicts ? &*j->verdicts : nullptr);
     if (const std::string why = write_output(o->out, page); !why.empty()) {
       print_error("-o: " + why);
       exit_code = kExitFailed;

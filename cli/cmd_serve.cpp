@@ -85,12 +85,8 @@ int serve_command(const ServeArgs& args) {
   }
   Prepared p;
   if (int rc = prepare(a, &p); rc != kExitOk) return rc;
-  const ExportValues exports = with_defaults(a.exports);
-  std::string why;
   // prepare() checked them: /metrics carries the series the exporters' options choose.
-  const prom::SeriesOptions series =
-      prom::parse_series_options(exports.at("--prom-buckets"), exports.at("--prom-cases"), &why)
-          .value_or(prom::SeriesOptions{});
+  const prom::SeriesOptions series = prom::series_options(a.exports);
   RunOptions& opt = p.options;
   opt.progress = false;  // serve is a daemon: its live view is /metrics
 

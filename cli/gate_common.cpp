@@ -57,4 +57,24 @@ int gate_and_report(const RunReport& base, const RunReport& cur, const GateInput
   return report_gate(report, cur, in);
 }
 
+std::optional<JudgedResult> load_judged(const std::string& result_path,
+                                        const std::string& baseline_path, const GateInputs& in) {
+  JudgedResult j;
+  auto cur = load_result(result_path, "RESULT");
+  if (!cur) return std::nullopt;
+  j.current = std::move(*cur);
+  if (baseline_path.empty()) return j;
+  if (!(j.baseline = load_result(baseline_path, "--baseline"))) return std::nullopt;
+  const auto policy = load_gate_policy(*j.baseline, j.current, in);
+  if (!policy) return std::nullopt;
+  j.verdicts = gate::compare(*j.baseline, j.current, *policy);
+  return j;
+}
+
+void add_verdict_options(CLI::App* cmd, GateInputs& in) {
+  cmd->add_option("--policy", in.policy_path, "gate policy for the verdicts (as rtgate gate)");
+  cmd->add_flag("--allow-env-mismatch", in.allow_env_mismatch,
+                "judge even when CPU model, CPUs, preempt model or cmdline differ");
+}
+
 }  // namespace rtgate::cli

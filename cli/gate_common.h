@@ -2,6 +2,7 @@
 // (each failure a one-line error and exit 2), comparing, and writing the outputs.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
 
@@ -27,6 +28,22 @@ std::optional<gate::Policy> load_gate_policy(const RunReport& base, const RunRep
 // Prints the table to stdout and writes JUnit if asked. Returns the exit code (0, 1, 3; 1 when
 // the JUnit file cannot be written).
 int report_gate(const gate::GateReport& report, const RunReport& cur, const GateInputs& in);
+
+// A stored result and, when a baseline is named, the baseline and the gate's verdicts on the
+// result: what `report` and `export` render.
+struct JudgedResult {
+  RunReport current;
+  std::optional<RunReport> baseline;
+  std::optional<gate::GateReport> verdicts;
+};
+
+// Loads RESULT and, with `baseline_path`, the baseline, the policy and the comparison. On bad
+// input prints the one-line error and returns nullopt (exit 2).
+std::optional<JudgedResult> load_judged(const std::string& result_path,
+                                        const std::string& baseline_path, const GateInputs& in);
+
+// --policy and --allow-env-mismatch on a command that renders verdicts against --baseline.
+void add_verdict_options(CLI::App* cmd, GateInputs& in);
 
 // load_gate_policy, compare, report_gate. `out`, when given, receives the comparison (for
 // exporters that carry verdicts).

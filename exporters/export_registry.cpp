@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "framework/output_file.h"
+
 namespace rtgate {
 
 ExporterRegistry& ExporterRegistry::instance() {
@@ -37,6 +39,13 @@ ExportValues with_defaults(ExportValues values) {
     }
   }
   return values;
+}
+
+std::string check_output_option(const ExportValues& values, const std::string& flag) {
+  const auto it = values.find(flag);
+  if (it == values.end() || it->second.empty()) return "";
+  const std::string why = check_output(it->second);
+  return why.empty() ? why : flag + ": " + why;
 }
 
 }  // namespace rtgate

@@ -61,6 +61,10 @@ struct ExporterRegistrar {
 // The values with each option's default filled in where it was not given.
 ExportValues with_defaults(ExportValues values);
 
+// For an option naming an output file: "" when it was not given or can be written there, else
+// "FLAG: why" (output_file.h's check_output).
+std::string check_output_option(const ExportValues& values, const std::string& flag);
+
 }  // namespace rtgate
 
 #define RTGATE_EXPORTER_CONCAT_INNER(a, b) a##b

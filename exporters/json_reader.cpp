@@ -179,15 +179,11 @@ std::vector<std::pair<std::uint32_t, std::uint64_t>> histogram_buckets(const jso
   for (const json& b : array_field(h, "buckets", hw)) {
     if (!b.is_array() || b.size() != 3)
       throw JsonError(hw + ": a bucket is not [lower, upper, count]");
-    const std::uint64_t lower = bucket_value(b[0], hw), upper = bucket_value(b[1], hw);
-    const std::size_t i = lower < LatencyHistogram::kRangeEnd
-                              ? LatencyHistogram::bucket_index(lower)
-                              : LatencyHistogram::kBuckets;
-    if (i >= LatencyHistogram::kBuckets || LatencyHistogram::bucket_lower(i) != lower ||
-        LatencyHistogram::bucket_upper(i) != upper) {
+    const auto i = LatencyHistogram::index_of(bucket_value(b[0], hw), bucket_value(b[1], hw));
+    if (!i) {
       throw JsonError(hw + ": buckets do not match the log-linear layout, the count or [min, max]");
     }
-    out.emplace_back(static_cast<std::uint32_t>(i), bucket_value(b[2], hw));
+    out.emplace_back(static_cast<std::uint32_t>(*i), bucket_value(b[2], hw));
   }
   return out;
 }
@@ -236,7 +232,7 @@ Metric metric_from(const json& j, const std::string& where) {
     const json& h = field(j, "histogram", where);
     const json& s = field(j, "summary", where);
     const std::string sw = where + ".summary";
-    LatencyHistogram hist;
+    LatencyHistogram hist = LatencyHistogram::empty_compact();
     if (!hist.restore_indexed(histogram_buckets(h, hw), get<std::uint64_t>(s, "count", sw),
                               get<std::uint64_t>(s, "min", sw), get<std::uint64_t>(s, "max", sw),
                               get<double>(s, "mean", sw), get<double>(s, "stddev", sw),

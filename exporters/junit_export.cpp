@@ -31,12 +31,8 @@ RTGATE_EXPORTER(
      .options =
          {{"--junit", "FILE",
            "write JUnit XML: a testcase per case and metric, or per verdict when a gate ran"}},
-     .check = [](const rtgate::ExportValues& v) -> std::string {
-       const std::string& path = v.at("--junit");
-       if (path.empty()) return "";
-       const std::string w = rtgate::check_output(path);
-       return w.empty() ? w : "--junit: " + w;
-     },
+     .check =
+         [](const rtgate::ExportValues& v) { return rtgate::check_output_option(v, "--junit"); },
      .make = [](const rtgate::ExportValues& v) -> std::unique_ptr<rtgate::Exporter> {
        if (v.at("--junit").empty()) return nullptr;
        return std::make_unique<rtgate::JunitExporter>(v.at("--junit"));

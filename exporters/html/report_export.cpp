@@ -28,12 +28,8 @@ RTGATE_EXPORTER(
     {.name = "report",
      .options = {{"--report", "FILE",
                   "write the HTML report (rtgate report's; with the verdicts when a gate ran)"}},
-     .check = [](const rtgate::ExportValues& v) -> std::string {
-       const std::string& path = v.at("--report");
-       if (path.empty()) return "";
-       const std::string w = rtgate::check_output(path);
-       return w.empty() ? w : "--report: " + w;
-     },
+     .check =
+         [](const rtgate::ExportValues& v) { return rtgate::check_output_option(v, "--report"); },
      .make = [](const rtgate::ExportValues& v) -> std::unique_ptr<rtgate::Exporter> {
        if (v.at("--report").empty()) return nullptr;
        return std::make_unique<rtgate::HtmlExporter>(v.at("--report"));

@@ -62,9 +62,9 @@ std::string loads_html(const SuiteResult& s) {
          table({"spec", "kind", "instances", "seconds", "rate", "note"}, rows);
 }
 
-std::string case_section(const SuiteResult& s, const Case& c, const SuiteResult* base,
+std::string case_section(const SuiteResult& s, const Case& c, const CaseIndex& base,
                          const VerdictIndex& verdicts, bool small_suite) {
-  const Case* bc = base != nullptr ? base->find(c.name) : nullptr;
+  const Case* bc = base.find(c.name);
   gate::Verdict worst = gate::Verdict::kUnchanged;
   bool judged = false;
   std::string body;
@@ -140,8 +140,9 @@ std::string suite_section(const SuiteResult& s, const SuiteResult* base,
   std::size_t sections = 0;
   for (const Case& c : s.cases) sections += has_case_section(c) ? 1 : 0;
   const bool small = sections <= 4;
+  const CaseIndex base_cases(base);
   for (const Case& c : s.cases) {
-    if (has_case_section(c)) body += case_section(s, c, base, verdicts, small);
+    if (has_case_section(c)) body += case_section(s, c, base_cases, verdicts, small);
   }
   return "<section id=\"" + suite_anchor(s.name) + "\">" + details(summary, body, open, "suite-d") +
          "</section>";

@@ -46,30 +46,17 @@ prometheus::ClientMetric series(const Labels& constant, const Labels& labels) {
   return m;
 }
 
-// Families built as data, not through prometheus-cpp's Registry: at 10,000 cases its per-series
+// A family built as data, not through prometheus-cpp's Registry: at 10,000 cases its per-series
 // objects, label hashing and Collect() copy cost more than writing the text (issue 16's
 // bench_scale: 0.48 + 0.58 s of 1.66 s). Add(labels) appends a series; the calls read as the
-// library's.
-class GaugeFamily {
+// library's (a gauge's Set, a histogram's ObserveMultiple).
+class DataFamily {
  public:
-  struct Series {
+  struct Gauge {
     prometheus::ClientMetric& m;
     void Set(double v) { m.gauge.value = v; }
   };
-  GaugeFamily(prometheus::MetricFamily& f, const Labels& constant) : f_(f), constant_(constant) {}
-  Series Add(const Labels& labels) {
-    f_.metric.push_back(series(constant_, labels));
-    return {f_.metric.back()};
-  }
-
- private:
-  prometheus::MetricFamily& f_;
-  const Labels& constant_;
-};
-
-class HistogramFamily {
- public:
-  struct Series {
+  struct Histogram {
     prometheus::ClientMetric& m;
     const std::vector<double>& bounds;
     // Bucket increments (bounds.size() + 1, the last for +Inf), made cumulative.
@@ -85,14 +72,19 @@ class HistogramFamily {
       m.histogram.sample_sum = sum;
     }
   };
-  HistogramFamily(prometheus::MetricFamily& f, const Labels& constant)
-      : f_(f), constant_(constant) {}
-  Series Add(const Labels& labels, const std::vector<double>& bounds) {
-    f_.metric.push_back(series(constant_, labels));
-    return {f_.metric.back(), bounds};
+
+  DataFamily(prometheus::MetricFamily& f, const Labels& constant) : f_(f), constant_(constant) {}
+  Gauge Add(const Labels& labels) { return {append(labels)}; }
+  Histogram Add(const Labels& labels, const std::vector<double>& bounds) {
+    return {append(labels), bounds};
   }
 
  private:
+  prometheus::ClientMetric& append(const Labels& labels) {
+    f_.metric.push_back(series(constant_, labels));
+    return f_.metric.back();
+  }
+
   prometheus::MetricFamily& f_;
   const Labels& constant_;
 };
@@ -133,7 +125,7 @@ class Families {
     out_.push_back({.name = name, .help = help, .type = type, .metric = {}});
     return out_.back();
   }
-  GaugeFamily gauge(const std::string& name, const std::string& help) {
+  DataFamily gauge(const std::string& name, const std::string& help) {
     return {family(name, help, prometheus::MetricType::Gauge), constant_};
   }
 
@@ -150,21 +142,21 @@ class Families {
 
   std::deque<prometheus::MetricFamily>& out_;
   Labels constant_;
-  GaugeFamily run_info;
-  GaugeFamily timestamp;
-  GaugeFamily status;
-  GaugeFamily contaminated;
-  GaugeFamily suite_duration;
-  HistogramFamily latency;
-  GaugeFamily latency_max;
+  DataFamily run_info;
+  DataFamily timestamp;
+  DataFamily status;
+  DataFamily contaminated;
+  DataFamily suite_duration;
+  DataFamily latency;
+  DataFamily latency_max;
   prometheus::MetricFamily& quantiles;
-  GaugeFamily throughput;
-  GaugeFamily duration;
-  GaugeFamily count;
-  GaugeFamily latency_worst;
-  GaugeFamily worst;
-  GaugeFamily verdict;
-  GaugeFamily suite_verdict;
+  DataFamily throughput;
+  DataFamily duration;
+  DataFamily count;
+  DataFamily latency_worst;
+  DataFamily worst;
+  DataFamily verdict;
+  DataFamily suite_verdict;
 };
 
 // The value a non-latency metric is exported with: Hmean of a throughput, else the Amean.
@@ -261,11 +253,7 @@ void add_verdicts(Families& f, const gate::SuiteVerdict& sv, bool per_metric) {
 
 }  // namespace
 
-const std::vector<double>& latency_bucket_bounds() {
-  static const std::vector<double> bounds = {1e-6, 2e-6, 5e-6, 1e-5, 2e-5, 5e-5, 1e-4, 2e-4,
-                                             5e-4, 1e-3, 2e-3, 5e-3, 1e-2, 2e-2, 5e-2, 1e-1};
-  return bounds;
-}
+const std::vector<double>& latency_bucket_bounds() { return bucket_set("standard"); }
 
 std::string case_label_name(const std::string& key) {
   std::string out = key.empty() ? "_" : key;

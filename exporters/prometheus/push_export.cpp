@@ -50,10 +50,9 @@ RTGATE_EXPORTER(
        if (v.at("--push").empty()) return nullptr;
        std::string why;
        auto target = rtgate::prom::parse_push_url(v.at("--push"), &why);
-       auto series =
-           rtgate::prom::parse_series_options(v.at("--prom-buckets"), v.at("--prom-cases"), &why);
-       if (!target || !series) return nullptr;  // check() refused these before
-       return std::make_unique<rtgate::prom::PushExporter>(v.at("--push"), *target, *series,
+       if (!target) return nullptr;  // check() refused it before anything ran
+       return std::make_unique<rtgate::prom::PushExporter>(v.at("--push"), *target,
+                                                           rtgate::prom::series_options(v),
                                                            !v.at("--push-required").empty());
      },
      .order = 100})

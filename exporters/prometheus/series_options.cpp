@@ -72,6 +72,16 @@ std::optional<std::vector<double>> parse_buckets(const std::string& text, std::s
   return out;
 }
 
+SeriesOptions series_options(const ExportValues& values) {
+  const auto value = [&](const char* flag) {
+    const auto it = values.find(flag);
+    return it == values.end() ? std::string() : it->second;
+  };
+  std::string why;
+  return parse_series_options(value(kBucketsFlag), value(kCasesFlag), &why)
+      .value_or(SeriesOptions{});
+}
+
 std::optional<SeriesOptions> parse_series_options(const std::string& buckets,
                                                   const std::string& cases, std::string* why) {
   SeriesOptions o;

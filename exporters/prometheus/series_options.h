@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "exporters/export_registry.h"
+
 namespace rtgate::prom {
 
 // The named bucket sets: "coarse" (10, 20, 50, 100, 500 us, 1, 10 ms: the default), "standard"
@@ -31,5 +33,13 @@ std::optional<std::vector<double>> parse_buckets(const std::string& text, std::s
 // with *why set ("--prom-buckets: ...") when a value is bad.
 std::optional<SeriesOptions> parse_series_options(const std::string& buckets,
                                                   const std::string& cases, std::string* why);
+
+// The two flags, registered by series_options_export.cpp.
+inline constexpr const char* kBucketsFlag = "--prom-buckets";
+inline constexpr const char* kCasesFlag = "--prom-cases";
+
+// The options the exporters' values give (textfile, push, serve's /metrics); the defaults where
+// absent, or bad (the registered check refuses those before anything runs).
+SeriesOptions series_options(const ExportValues& values);
 
 }  // namespace rtgate::prom

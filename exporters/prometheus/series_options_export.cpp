@@ -5,22 +5,20 @@
 
 RTGATE_EXPORTER(
     {.name = "prometheus-series",
-     .options = {{"--prom-buckets", "SET",
+     .options = {{rtgate::prom::kBucketsFlag, "SET",
                   "latency histogram buckets for Prometheus: coarse (10us..10ms, 8 series), "
                   "standard (1-2-5 from 1us to 100ms, 17), fine (ten a decade, 52), none, or "
                   "bounds such as 20us,100us,1ms",
                   rtgate::prom::kDefaultBuckets},
-                 {"--prom-cases", "all|suite",
+                 {rtgate::prom::kCasesFlag, "all|suite",
                   "Prometheus series per case and metric (all), or only each suite's worst case "
                   "per metric (suite: for very large selections)",
                   "all"}},
      .check = [](const rtgate::ExportValues& v) -> std::string {
        std::string why;
-       return rtgate::prom::parse_series_options(v.at("--prom-buckets"), v.at("--prom-cases"), &why)
+       return rtgate::prom::parse_series_options(v.at(rtgate::prom::kBucketsFlag),
+                                                 v.at(rtgate::prom::kCasesFlag), &why)
                   ? ""
                   : why;
-     },
-     .make = [](const rtgate::ExportValues&) -> std::unique_ptr<rtgate::Exporter> {
-       return nullptr;
      },
      .order = 0})

@@ -24,21 +24,18 @@ void append_number(std::string& out, std::uint64_t v) {
   out.append(buf, r.ptr);
 }
 
-// A label value: backslash, double quote and line feed escaped.
-void append_label_value(std::string& out, const std::string& v) {
+// Backslash and line feed escaped, and in a label value (quoted) the double quote too: the
+// format's two escapings, of HELP text and of label values.
+void append_escaped(std::string& out, const std::string& v, bool quoted) {
   for (const char c : v) {
-    switch (c) {
-      case '\\':
-        out += "\\\\";
-        break;
-      case '"':
-        out += "\\\"";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      default:
-        out += c;
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '"' && quoted) {
+      out += "\\\"";
+    } else {
+      out += c;
     }
   }
 }
@@ -70,7 +67,7 @@ void append_sample(std::string& out, const std::string& name, const char* suffix
       first = false;
       out += l.name;
       out += "=\"";
-      append_label_value(out, l.value);
+      append_escaped(out, l.value, /*quoted=*/true);
       out += '"';
     }
     if (extra_name != nullptr) {
@@ -126,15 +123,7 @@ std::string exposition_text(const std::vector<const prometheus::MetricFamily*>& 
     out += "# HELP ";
     out += f.name;
     out += ' ';
-    for (const char c : f.help) {
-      if (c == '\\') {
-        out += "\\\\";
-      } else if (c == '\n') {
-        out += "\\n";
-      } else {
-        out += c;
-      }
-    }
+    append_escaped(out, f.help, /*quoted=*/false);
     out += "\n# TYPE ";
     out += f.name;
     out += ' ';

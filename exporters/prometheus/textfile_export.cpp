@@ -36,10 +36,7 @@ RTGATE_EXPORTER(
      },
      .make = [](const rtgate::ExportValues& v) -> std::unique_ptr<rtgate::Exporter> {
        if (v.at("--textfile").empty()) return nullptr;
-       std::string why;
-       auto options =
-           rtgate::prom::parse_series_options(v.at("--prom-buckets"), v.at("--prom-cases"), &why);
-       return std::make_unique<rtgate::prom::TextfileExporter>(
-           v.at("--textfile"), options.value_or(rtgate::prom::SeriesOptions{}));
+       return std::make_unique<rtgate::prom::TextfileExporter>(v.at("--textfile"),
+                                                               rtgate::prom::series_options(v));
      },
      .order = 30})

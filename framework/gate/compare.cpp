@@ -1,8 +1,6 @@
 #include "framework/gate/compare.h"
 
 #include <algorithm>
-#include <string_view>
-#include <unordered_map>
 
 #include "framework/gate/comparability.h"
 #include "framework/gate/environment_diff.h"
@@ -58,26 +56,11 @@ struct Pending {
   MetricPolicy policy;
 };
 
-// A suite's cases by name (the first of a name, as SuiteResult::find): pairing by find() was
-// quadratic, 2 to 3 s of string compares for 10,000 cases a side (issue 16's bench_scale).
-std::unordered_map<std::string_view, const Case*> cases_by_name(const SuiteResult& s) {
-  std::unordered_map<std::string_view, const Case*> out;
-  out.reserve(s.cases.size());
-  for (const Case& c : s.cases) out.emplace(c.name, &c);
-  return out;
-}
-
-const Case* lookup(const std::unordered_map<std::string_view, const Case*>& index,
-                   const std::string& name) {
-  const auto it = index.find(name);
-  return it == index.end() ? nullptr : it->second;
-}
-
 void pair_cases(const SuiteResult& bs, const SuiteResult& cs, const Policy& policy,
                 std::size_t suite_index, SuiteVerdict& out, std::vector<Pending>& pending) {
-  const auto base_cases = cases_by_name(bs), cur_cases = cases_by_name(cs);
+  const CaseIndex base_cases(&bs), cur_cases(&cs);
   for (const Case& bc : bs.cases) {
-    const Case* cc = lookup(cur_cases, bc.name);
+    const Case* cc = cur_cases.find(bc.name);
     if (cc == nullptr) {
       missing_case(bs.name, bc, "case absent in current", Side::kBaselineOnly, out.metrics);
       continue;
@@ -109,7 +92,7 @@ void pair_cases(const SuiteResult& bs, const SuiteResult& cs, const Policy& poli
     }
   }
   for (const Case& cc : cs.cases) {
-    if (lookup(base_cases, cc.name) == nullptr) {
+    if (base_cases.find(cc.name) == nullptr) {
       missing_case(bs.name, cc, "case new in current; no baseline", Side::kCurrentOnly,
                    out.metrics);
     }
@@ -283,10 +266,10 @@ void attach_trace_evidence(GateReport& g, const RunReport& cur) {
   for (SuiteVerdict& sv : g.suites) {
     const SuiteResult* cs = cur.find(sv.suite);
     if (cs == nullptr) continue;
-    const auto cases = cases_by_name(*cs);
+    const CaseIndex cases(cs);
     for (MetricVerdict& m : sv.metrics) {
       if (m.kind != MetricKind::kLatency || m.verdict == Verdict::kUnchanged) continue;
-      const Case* c = lookup(cases, m.case_name);
+      const Case* c = cases.find(m.case_name);
       if (c == nullptr) continue;
       for (const trace::SampleAnalysis& a : c->analysis) {
         if (a.trigger != "threshold") m.trace.push_back(a.summary());

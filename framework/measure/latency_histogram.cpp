@@ -109,10 +109,9 @@ bool LatencyHistogram::restore(const std::vector<Bucket>& buckets, std::uint64_t
   std::vector<std::pair<std::uint32_t, std::uint64_t>> indexed;
   indexed.reserve(buckets.size());
   for (const Bucket& b : buckets) {
-    if (b.lower_ns >= kRangeEnd) return reset(), false;
-    const std::size_t i = bucket_index(b.lower_ns);
-    if (bucket_lower(i) != b.lower_ns || bucket_upper(i) != b.upper_ns) return reset(), false;
-    indexed.emplace_back(static_cast<std::uint32_t>(i), b.count);
+    const std::optional<std::size_t> i = index_of(b.lower_ns, b.upper_ns);
+    if (!i) return reset(), false;
+    indexed.emplace_back(static_cast<std::uint32_t>(*i), b.count);
   }
   return restore_indexed(std::move(indexed), count, min, max, mean, stddev, overflow);
 }

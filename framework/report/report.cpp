@@ -175,6 +175,17 @@ const Case* SuiteResult::find(const std::string& case_name) const {
   return const_cast<SuiteResult*>(this)->find(case_name);
 }
 
+CaseIndex::CaseIndex(const SuiteResult* suite) {
+  if (suite == nullptr) return;
+  by_name_.reserve(suite->cases.size());
+  for (const Case& c : suite->cases) by_name_.emplace(c.name, &c);  // the first of a name stays
+}
+
+const Case* CaseIndex::find(const std::string& case_name) const {
+  const auto it = by_name_.find(case_name);
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
 void merge_analyses(std::vector<trace::SampleAnalysis>& into,
                     const std::vector<trace::SampleAnalysis>& from) {
   for (const trace::SampleAnalysis& a : from) {

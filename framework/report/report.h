@@ -10,6 +10,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -160,6 +162,18 @@ struct SuiteResult {
   // Folds a later invocation's runs of the same suite into this one (run --until-decided): its
   // cases, run count, duration, hygiene and contamination, and its status when worse.
   void absorb(const SuiteResult& later);
+};
+
+// A suite's cases by name, for lookups across a whole suite: SuiteResult::find is a linear scan,
+// which made pairing 10,000 cases a side quadratic (issue 16). Finds what find() finds (the first
+// case of a name); valid while the suite's cases are neither added nor moved.
+class CaseIndex {
+ public:
+  explicit CaseIndex(const SuiteResult* suite);  // nullptr: an index that finds nothing
+  const Case* find(const std::string& case_name) const;
+
+ private:
+  std::unordered_map<std::string_view, const Case*> by_name_;
 };
 
 // The run options a result was measured with (RunOptions as the runner saw them), so the gate
