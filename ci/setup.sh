@@ -6,6 +6,7 @@ set -euo pipefail
 PACKAGES=(
   cmake g++ make pkg-config        # build
   libcli11-dev nlohmann-json3-dev  # CLI, JSON
+  libsimdjson-dev                  # result files read at lab scale (framework/report_json_reader)
   libboost-math-dev libyaml-cpp-dev  # gate: distribution functions (Boost.Math), policy files
   libgtest-dev libgmock-dev        # unit and integration tests
   libbenchmark-dev                 # measurement-overhead benchmarks

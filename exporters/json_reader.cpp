@@ -1,72 +1,190 @@
-// Reading "rtgate.result/1" documents back into a RunReport (the gate, compare, tests).
+// Reading result documents ("rtgate.result/1" and "/2") back into a RunReport (the gate, compare,
+// export, the tests). The text is parsed by simdjson's DOM parser, which at lab scale (10,000
+// cases, tens of MB) is several times faster than nlohmann's and holds the document in a flat
+// tape instead of a tree of allocations; the trace evidence, small and optional, is handed to
+// trace_json.cpp as nlohmann values.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <charconv>
-#include <fstream>
-#include <sstream>
+#include <cmath>
+#include <concepts>
+#include <cstring>
+#include <simdjson.h>
 #include <type_traits>
 
 #include "exporters/json_exporter.h"
-#include "exporters/json_number.h"
 #include "exporters/trace_json.h"
 
 namespace rtgate {
 namespace {
 
-using json = nlohmann::json;
+using simdjson::dom::array;
+using simdjson::dom::element;
+using simdjson::dom::element_type;
+using simdjson::dom::object;
 
-const json& field(const json& obj, const char* key, const std::string& where) {
-  if (!obj.is_object()) throw JsonError(where + ": expected an object");
-  const auto it = obj.find(key);
-  if (it == obj.end()) throw JsonError(where + ": missing field '" + key + "'");
-  return *it;
+std::string dump(element v) { return simdjson::minify(v); }
+
+const char* type_name(element v) {
+  switch (v.type()) {
+    case element_type::ARRAY: return "array";
+    case element_type::OBJECT: return "object";
+    case element_type::STRING: return "string";
+    case element_type::BOOL: return "boolean";
+    case element_type::NULL_VALUE: return "null";
+    default: return "number";
+  }
+}
+
+// The checked conversions of json_number.h, for simdjson values: an integer type takes only a
+// JSON integer within its range, a double only a finite number, a string only a string.
+template <class T>
+std::optional<T> as(element v) {
+  if constexpr (std::same_as<T, bool>) {
+    bool b = false;
+    if (v.get(b) != simdjson::SUCCESS) return std::nullopt;
+    return b;
+  } else if constexpr (std::integral<T>) {
+    if (v.type() == element_type::UINT64) {
+      const std::uint64_t u = v.get_uint64().value_unsafe();
+      if (std::cmp_greater(u, std::numeric_limits<T>::max())) return std::nullopt;
+      return static_cast<T>(u);
+    }
+    if (v.type() == element_type::INT64) {
+      const std::int64_t i = v.get_int64().value_unsafe();
+      if (!std::in_range<T>(i)) return std::nullopt;
+      return static_cast<T>(i);
+    }
+    return std::nullopt;
+  } else if constexpr (std::floating_point<T>) {
+    double d = 0;
+    if (v.get(d) != simdjson::SUCCESS || !std::isfinite(d)) return std::nullopt;
+    return static_cast<T>(d);
+  } else if constexpr (std::same_as<T, std::string>) {
+    std::string_view s;
+    if (v.get(s) != simdjson::SUCCESS) return std::nullopt;
+    return std::string(s);
+  } else if constexpr (std::same_as<T, std::vector<std::string>>) {
+    array a;
+    if (v.get(a) != simdjson::SUCCESS) return std::nullopt;
+    T out;
+    for (element x : a) {
+      auto s = as<std::string>(x);
+      if (!s) return std::nullopt;
+      out.push_back(std::move(*s));
+    }
+    return out;
+  } else {
+    static_assert(std::same_as<T, std::map<std::string, std::string>>);
+    object o;
+    if (v.get(o) != simdjson::SUCCESS) return std::nullopt;
+    T out;
+    for (const auto [k, x] : o) {
+      auto s = as<std::string>(x);
+      if (!s) return std::nullopt;
+      out[std::string(k)] = std::move(*s);
+    }
+    return out;
+  }
+}
+
+object object_of(element v, const std::string& where) {
+  object o;
+  if (v.get(o) != simdjson::SUCCESS) throw JsonError(where + ": expected an object");
+  return o;
+}
+
+std::optional<element> member(object obj, std::string_view key) {
+  element v;
+  if (obj.at_key(key).get(v) != simdjson::SUCCESS) return std::nullopt;
+  return v;
+}
+
+// An optional object member: absent or of another type is nullopt.
+std::optional<object> object_member(object obj, std::string_view key) {
+  object o;
+  const auto v = member(obj, key);
+  if (!v || v->get(o) != simdjson::SUCCESS) return std::nullopt;
+  return o;
+}
+
+element field(object obj, const char* key, const std::string& where) {
+  const auto v = member(obj, key);
+  if (!v) throw JsonError(where + ": missing field '" + key + "'");
+  return *v;
 }
 
 template <class T>
-T get(const json& obj, const char* key, const std::string& where) {
-  const json& v = field(obj, key, where);
-  if (auto t = json_number::as<T>(v)) return *std::move(t);
+T get(object obj, const char* key, const std::string& where) {
+  const element v = field(obj, key, where);
+  if (auto t = as<T>(v)) return *std::move(t);
   if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
-    if (v.is_number()) throw JsonError(where + "." + key + ": " + v.dump() + " is out of range");
+    if (v.is_number()) throw JsonError(where + "." + key + ": " + dump(v) + " is out of range");
   }
-  throw JsonError(where + "." + key + ": wrong type (" + v.type_name() + ")");
+  throw JsonError(where + "." + key + ": wrong type (" + type_name(v) + ")");
 }
 
 // Optional fields written by later versions or read leniently: absent, null, the wrong type or
 // out of range is the fallback.
 template <class T>
-T get_or(const json& obj, const char* key, T fallback) {
-  const auto it = obj.find(key);
-  if (it == obj.end() || it->is_null()) return fallback;
-  return json_number::as<T>(*it).value_or(std::move(fallback));
+T get_or(object obj, const char* key, T fallback) {
+  const auto v = member(obj, key);
+  if (!v || v->is_null()) return fallback;
+  return as<T>(*v).value_or(std::move(fallback));
+}
+
+array array_of(element v, const std::string& what) {
+  array a;
+  if (v.get(a) != simdjson::SUCCESS) throw JsonError(what + ": expected an array");
+  return a;
+}
+
+array array_field(object obj, const char* key, const std::string& where) {
+  return array_of(field(obj, key, where), where + "." + key);
+}
+
+// The number of elements (array::size() saturates at 2^24 - 1).
+std::size_t count_of(array a) {
+  const std::size_t n = a.size();
+  if (n < 0xFFFFFF) return n;
+  std::size_t k = 0;
+  for ([[maybe_unused]] element x : a) ++k;
+  return k;
 }
 
 // A list of finite numbers (samples).
-std::vector<double> numbers(const json& obj, const char* key, const std::string& where) {
-  const json& v = field(obj, key, where);
-  if (!v.is_array()) throw JsonError(where + "." + key + ": expected an array of numbers");
+std::vector<double> numbers(object obj, const char* key, const std::string& where) {
+  const element v = field(obj, key, where);
+  array a;
+  if (v.get(a) != simdjson::SUCCESS)
+    throw JsonError(where + "." + key + ": expected an array of numbers");
   std::vector<double> out;
-  out.reserve(v.size());
-  for (const json& x : v) {
-    const auto d = json_number::as<double>(x);
-    if (!d) throw JsonError(where + "." + key + ": a " + x.type_name() + " is not a finite number");
+  out.reserve(count_of(a));
+  for (element x : a) {
+    const auto d = as<double>(x);
+    if (!d) throw JsonError(where + "." + key + ": a " + type_name(x) + " is not a finite number");
     out.push_back(*d);
   }
   return out;
 }
 
-std::uint64_t bucket_value(const json& v, const std::string& where) {
-  const auto u = json_number::as<std::uint64_t>(v);
-  if (!u) throw JsonError(where + ": bucket value " + v.dump() + " is not a count >= 0");
+std::uint64_t bucket_value(element v, const std::string& where) {
+  const auto u = as<std::uint64_t>(v);
+  if (!u) throw JsonError(where + ": bucket value " + dump(v) + " is not a count >= 0");
   return *u;
 }
 
-const json& array_field(const json& obj, const char* key, const std::string& where) {
-  const json& v = field(obj, key, where);
-  if (!v.is_array()) throw JsonError(where + "." + key + ": expected an array");
-  return v;
-}
+// Trace evidence is read by trace_json.cpp from nlohmann values; it is small and optional, so
+// the subtree is handed over as text.
+nlohmann::json as_nlohmann(element v) { return nlohmann::json::parse(dump(v)); }
 
-Environment environment_from(const json& j) {
+Environment environment_from(std::optional<object> o) {
   Environment e;
+  if (!o) return e;
+  const object j = *o;
   e.hostname = get_or<std::string>(j, "hostname", "");
   e.kernel_release = get_or<std::string>(j, "kernel_release", "");
   e.kernel_version = get_or<std::string>(j, "kernel_version", "");
@@ -88,36 +206,44 @@ Environment environment_from(const json& j) {
   e.smt = get_or<std::string>(j, "smt", "");
   e.hypervisor = get_or<std::string>(j, "hypervisor", "");
   e.memory_total_kb = get_or<std::int64_t>(j, "memory_total_kb", 0);
-  if (const auto it = j.find("extra"); it != j.end() && it->is_object()) {
-    for (const auto& [k, v] : it->items())
-      e.extra[k] = v.is_string() ? v.get<std::string>() : v.dump();
+  if (const auto extra = object_member(j, "extra")) {
+    for (const auto [k, v] : *extra) {
+      e.extra[std::string(k)] = as<std::string>(v).value_or(dump(v));
+    }
   }
   return e;
 }
 
 // Absent in files written before rtgate recorded its options (recorded stays false); when
 // present, every field is required and typed, as the writer always writes them all.
-RunOptionsRecord run_options_from(const json& doc) {
+RunOptionsRecord run_options_from(object doc) {
   RunOptionsRecord o;
-  const auto it = doc.find("run_options");
-  if (it == doc.end()) return o;
+  const auto v = member(doc, "run_options");
+  if (!v) return o;
   const std::string where = "run_options";
-  if (!it->is_object()) throw JsonError(where + ": expected an object");
-  o.duration_s = get<double>(*it, "duration_s", where);
-  o.runs = get<int>(*it, "runs", where);
-  o.cpus = get<std::string>(*it, "cpus", where);
-  o.load = get<std::string>(*it, "load", where);
-  o.watchdog_s = get<double>(*it, "watchdog_s", where);
-  o.require_rt = get<bool>(*it, "require_rt", where);
+  const object j = object_of(*v, where);
+  o.duration_s = get<double>(j, "duration_s", where);
+  o.runs = get<int>(j, "runs", where);
+  o.cpus = get<std::string>(j, "cpus", where);
+  o.load = get<std::string>(j, "load", where);
+  o.watchdog_s = get<double>(j, "watchdog_s", where);
+  o.require_rt = get<bool>(j, "require_rt", where);
   o.recorded = true;
   return o;
 }
 
-Hygiene hygiene_from(const json& j) {
+Hygiene hygiene_from(std::optional<object> o) {
   Hygiene h;
-  if (!j.is_object()) return h;
-  if (const auto it = j.find("foreign_rt_threads"); it != j.end() && it->is_array()) {
-    for (const json& t : *it) {
+  if (!o) return h;
+  const object j = *o;
+  array threads;
+  if (const auto v = member(j, "foreign_rt_threads"); v && v->get(threads) == simdjson::SUCCESS) {
+    for (element x : threads) {
+      object t;
+      if (x.get(t) != simdjson::SUCCESS) {  // lenient: an entry that is not an object is empty
+        h.foreign_rt_threads.emplace_back();
+        continue;
+      }
       ForeignRtThread f;
       f.pid = get_or<pid_t>(t, "pid", 0);
       f.tid = get_or<pid_t>(t, "tid", 0);
@@ -131,12 +257,12 @@ Hygiene hygiene_from(const json& j) {
     }
   }
   h.steal_ms = get_or<double>(j, "steal_ms", 0);
-  if (const auto it = j.find("steal_ms_per_cpu"); it != j.end() && it->is_object()) {
+  if (const auto per_cpu = object_member(j, "steal_ms_per_cpu")) {
     // Lenient like the rest of hygiene: an entry that is not "CPU": ms is left out.
-    for (const auto& [cpu, ms] : it->items()) {
+    for (const auto [cpu, ms] : *per_cpu) {
       int n = -1;
       const auto [end, ec] = std::from_chars(cpu.data(), cpu.data() + cpu.size(), n);
-      const auto v = json_number::as<double>(ms);
+      const auto v = as<double>(ms);
       if (ec == std::errc() && end == cpu.data() + cpu.size() && n >= 0 && v) {
         h.steal_ms_per_cpu[n] = *v;
       }
@@ -148,8 +274,8 @@ Hygiene hygiene_from(const json& j) {
   return h;
 }
 
-LatencySummary latency_summary_from(const json& s, const std::string& where) {
-  if (!s.is_object()) throw JsonError(where + ": expected an object");
+LatencySummary latency_summary_from(element v, const std::string& where) {
+  const object s = object_of(v, where);
   LatencySummary r;
   LatencySummary::for_each_field([&](const char* key, auto field) {
     r.*field = get<std::remove_reference_t<decltype(r.*field)>>(s, key, where);
@@ -157,66 +283,79 @@ LatencySummary latency_summary_from(const json& s, const std::string& where) {
   return r;
 }
 
+using IndexedBuckets = std::vector<std::pair<std::uint32_t, std::uint64_t>>;
+
 // A histogram's non-empty buckets as (index, count): /2's "spans" ([first index, count, ...]) or
 // /1's "buckets" ([lower_ns, upper_ns, count], each checked against the layout).
-std::vector<std::pair<std::uint32_t, std::uint64_t>> histogram_buckets(const json& h,
-                                                                       const std::string& hw) {
-  std::vector<std::pair<std::uint32_t, std::uint64_t>> out;
-  if (h.is_object() && h.contains("spans")) {
-    for (const json& span : array_field(h, "spans", hw)) {
-      if (!span.is_array() || span.size() < 2)
+IndexedBuckets histogram_buckets(object h, const std::string& hw) {
+  IndexedBuckets out;
+  if (const auto spans = member(h, "spans")) {
+    for (element x : array_of(*spans, hw + ".spans")) {
+      array span;
+      if (x.get(span) != simdjson::SUCCESS || count_of(span) < 2)
         throw JsonError(hw + ": a span is not [first index, count, ...]");
-      const std::uint64_t first = bucket_value(span[0], hw);
+      auto it = span.begin();
+      const std::uint64_t first = bucket_value(*it, hw);
       if (first >= LatencyHistogram::kBuckets ||
-          span.size() - 1 > LatencyHistogram::kBuckets - first)
+          count_of(span) - 1 > LatencyHistogram::kBuckets - first)
         throw JsonError(hw + ": a span reaches past the layout's last bucket");
-      for (std::size_t k = 1; k < span.size(); ++k) {
-        out.emplace_back(static_cast<std::uint32_t>(first + k - 1), bucket_value(span[k], hw));
+      std::uint64_t i = first;
+      for (++it; it != span.end(); ++it) {
+        out.emplace_back(static_cast<std::uint32_t>(i++), bucket_value(*it, hw));
       }
     }
     return out;
   }
-  for (const json& b : array_field(h, "buckets", hw)) {
-    if (!b.is_array() || b.size() != 3)
+  for (element x : array_field(h, "buckets", hw)) {
+    array b;
+    if (x.get(b) != simdjson::SUCCESS || count_of(b) != 3)
       throw JsonError(hw + ": a bucket is not [lower, upper, count]");
-    const auto i = LatencyHistogram::index_of(bucket_value(b[0], hw), bucket_value(b[1], hw));
+    auto it = b.begin();
+    const std::uint64_t lower = bucket_value(*it, hw);
+    const std::uint64_t upper = bucket_value(*++it, hw);
+    const std::uint64_t count = bucket_value(*++it, hw);
+    const auto i = LatencyHistogram::index_of(lower, upper);
     if (!i) {
       throw JsonError(hw + ": buckets do not match the log-linear layout, the count or [min, max]");
     }
-    out.emplace_back(static_cast<std::uint32_t>(*i), bucket_value(b[2], hw));
+    out.emplace_back(static_cast<std::uint32_t>(*i), count);
   }
   return out;
 }
 
 // Per-run summaries: /2's columns ({"count": [...], ...}, every column as long as "count") or
 // /1's array of summary objects.
-std::vector<LatencySummary> runs_from(const json& runs, const std::string& where) {
+std::vector<LatencySummary> runs_from(element runs, const std::string& where) {
   std::vector<LatencySummary> out;
-  if (runs.is_array()) {
+  if (array a; runs.get(a) == simdjson::SUCCESS) {
     std::size_t i = 0;
-    for (const json& r : runs) {
+    for (element r : a) {
       out.push_back(latency_summary_from(r, where + "[" + std::to_string(i++) + "]"));
     }
     return out;
   }
-  if (!runs.is_object()) throw JsonError(where + ": expected columns or an array of summaries");
-  const std::size_t n = array_field(runs, "count", where).size();
+  object cols;
+  if (runs.get(cols) != simdjson::SUCCESS)
+    throw JsonError(where + ": expected columns or an array of summaries");
+  const std::size_t n = count_of(array_field(cols, "count", where));
   out.resize(n);
   const auto column = [&](const char* key, auto field) {
-    const json& c = array_field(runs, key, where);
-    if (c.size() != n) throw JsonError(where + "." + key + ": not one value per run");
-    for (std::size_t i = 0; i < n; ++i) {
+    const array c = array_field(cols, key, where);
+    if (count_of(c) != n) throw JsonError(where + "." + key + ": not one value per run");
+    std::size_t i = 0;
+    for (element x : c) {
       using T = std::remove_reference_t<decltype(out[i].*field)>;
-      const auto v = json_number::as<T>(c[i]);
-      if (!v) throw JsonError(where + "." + key + ": " + c[i].dump() + " is not a valid value");
-      out[i].*field = *v;
+      const auto v = as<T>(x);
+      if (!v) throw JsonError(where + "." + key + ": " + dump(x) + " is not a valid value");
+      out[i++].*field = *v;
     }
   };
   LatencySummary::for_each_field(column);
   return out;
 }
 
-Metric metric_from(const json& j, const std::string& where) {
+Metric metric_from(element v, const std::string& where) {
+  const object j = object_of(v, where);
   Metric m;
   m.name = get<std::string>(j, "name", where);
   const auto kind = metric_kind_from(get<std::string>(j, "kind", where));
@@ -229,9 +368,9 @@ Metric metric_from(const json& j, const std::string& where) {
   m.samples = numbers(j, "samples", where);
   if (m.kind == MetricKind::kLatency) {
     const std::string hw = where + ".histogram";
-    const json& h = field(j, "histogram", where);
-    const json& s = field(j, "summary", where);
     const std::string sw = where + ".summary";
+    const object h = object_of(field(j, "histogram", where), hw);
+    const object s = object_of(field(j, "summary", where), sw);
     LatencyHistogram hist = LatencyHistogram::empty_compact();
     if (!hist.restore_indexed(histogram_buckets(h, hw), get<std::uint64_t>(s, "count", sw),
                               get<std::uint64_t>(s, "min", sw), get<std::uint64_t>(s, "max", sw),
@@ -242,24 +381,40 @@ Metric metric_from(const json& j, const std::string& where) {
     m.histogram = std::move(hist);
     // Per-run summaries: absent in files written before they existed, which the gate then
     // judges on pooled samples alone.
-    if (j.contains("runs")) m.runs = runs_from(j["runs"], where + ".runs");
+    if (const auto runs = member(j, "runs")) m.runs = runs_from(*runs, where + ".runs");
   }
   return m;
 }
 
-ParamValue param_from(const json& v) {
-  if (v.is_boolean()) return v.get<bool>();
-  if (const auto i = json_number::as<std::int64_t>(v)) return *i;
-  if (const auto d = json_number::as<double>(v)) return *d;
-  if (v.is_string()) return v.get<std::string>();
-  return v.dump();
+ParamValue param_from(element v) {
+  if (const auto b = as<bool>(v)) return *b;
+  if (const auto i = as<std::int64_t>(v)) return *i;
+  if (const auto d = as<double>(v)) return *d;
+  if (auto s = as<std::string>(v)) return *std::move(s);
+  return dump(v);
 }
 
-SuiteResult suite_from(const json& j, const std::string& where) {
+Case case_from(element v, const std::string& cw) {
+  const object j = object_of(v, cw);
+  Case c;
+  c.name = get<std::string>(j, "name", cw);
+  c.labels = get_or<std::map<std::string, std::string>>(j, "labels", {});
+  c.contaminated = get_or<bool>(j, "contaminated", false);
+  c.contaminated_reasons = get_or<std::vector<std::string>>(j, "contaminated_reasons", {});
+  std::size_t k = 0;
+  for (element m : array_field(j, "metrics", cw)) {
+    c.metrics.push_back(metric_from(m, cw + ".metrics[" + std::to_string(k++) + "]"));
+  }
+  if (const auto a = member(j, "analysis")) c.analysis = analyses_from(as_nlohmann(*a));
+  return c;
+}
+
+SuiteResult suite_from(element v, const std::string& where) {
+  const object j = object_of(v, where);
   SuiteResult s;
   s.name = get<std::string>(j, "name", where);
-  if (const auto it = j.find("params"); it != j.end() && it->is_object()) {
-    for (const auto& [k, v] : it->items()) s.params[k] = param_from(v);
+  if (const auto params = object_member(j, "params")) {
+    for (const auto [k, p] : *params) s.params[std::string(k)] = param_from(p);
   }
   const auto status = suite_status_from(get<std::string>(j, "status", where));
   if (!status) throw JsonError(where + ".status: expected passed|failed|skipped|error");
@@ -267,45 +422,41 @@ SuiteResult suite_from(const json& j, const std::string& where) {
   s.reason = get_or<std::string>(j, "reason", "");
   s.duration_s = get_or<double>(j, "duration_s", 0);
   s.runs = get_or<int>(j, "runs", 0);
-  s.hygiene = hygiene_from(j.value("hygiene", json::object()));
+  s.hygiene = hygiene_from(object_member(j, "hygiene"));
   s.contaminated = get_or<bool>(j, "contaminated", false);
   s.contaminated_reasons = get_or<std::vector<std::string>>(j, "contaminated_reasons", {});
-  if (const auto it = j.find("load"); it != j.end() && it->is_array()) {
-    for (const json& l : *it) {
-      s.loads.push_back({.kind = get_or<std::string>(l, "kind", ""),
-                         .spec = get_or<std::string>(l, "spec", ""),
-                         .instances = get_or<int>(l, "instances", 0),
-                         .seconds = get_or<double>(l, "seconds", 0),
-                         .ops = get_or<std::uint64_t>(l, "ops", 0),
-                         .unit = get_or<std::string>(l, "unit", ""),
-                         .ops_per_s = get_or<double>(l, "ops_per_s", 0),
-                         .note = get_or<std::string>(l, "note", "")});
+  array loads;
+  if (const auto l = member(j, "load"); l && l->get(loads) == simdjson::SUCCESS) {
+    for (element x : loads) {
+      object o;
+      if (x.get(o) != simdjson::SUCCESS) {  // lenient: an entry that is not an object is empty
+        s.loads.emplace_back();
+        continue;
+      }
+      s.loads.push_back({.kind = get_or<std::string>(o, "kind", ""),
+                         .spec = get_or<std::string>(o, "spec", ""),
+                         .instances = get_or<int>(o, "instances", 0),
+                         .seconds = get_or<double>(o, "seconds", 0),
+                         .ops = get_or<std::uint64_t>(o, "ops", 0),
+                         .unit = get_or<std::string>(o, "unit", ""),
+                         .ops_per_s = get_or<double>(o, "ops_per_s", 0),
+                         .note = get_or<std::string>(o, "note", "")});
     }
   }
-  const json& cases = array_field(j, "cases", where);
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    const std::string cw = where + ".cases[" + std::to_string(i) + "]";
-    Case c;
-    c.name = get<std::string>(cases[i], "name", cw);
-    c.labels = get_or<std::map<std::string, std::string>>(cases[i], "labels", {});
-    c.contaminated = get_or<bool>(cases[i], "contaminated", false);
-    c.contaminated_reasons = get_or<std::vector<std::string>>(cases[i], "contaminated_reasons", {});
-    const json& metrics = array_field(cases[i], "metrics", cw);
-    for (std::size_t k = 0; k < metrics.size(); ++k) {
-      c.metrics.push_back(metric_from(metrics[k], cw + ".metrics[" + std::to_string(k) + "]"));
-    }
-    if (const auto a = cases[i].find("analysis"); a != cases[i].end())
-      c.analysis = analyses_from(*a);
-    s.cases.push_back(std::move(c));
+  const array cases = array_field(j, "cases", where);
+  s.cases.reserve(count_of(cases));
+  std::size_t i = 0;
+  for (element c : cases) {
+    s.cases.push_back(case_from(c, where + ".cases[" + std::to_string(i++) + "]"));
   }
-  if (const auto t = j.find("trace"); t != j.end()) s.trace = trace_record_from(*t);
+  if (const auto t = member(j, "trace")) s.trace = trace_record_from(as_nlohmann(*t));
   return s;
 }
 
-}  // namespace
-
-RunReport report_from_json(const json& doc) {
-  if (!doc.is_object()) throw JsonError("not a result document (expected a JSON object)");
+RunReport report_from_element(element root) {
+  object doc;
+  if (root.get(doc) != simdjson::SUCCESS)
+    throw JsonError("not a result document (expected a JSON object)");
   RunReport r;
   const auto schema = get_or<std::string>(doc, "schema", "");
   if (schema != kResultSchema && schema != kResultSchemaV1) {
@@ -314,36 +465,67 @@ RunReport report_from_json(const json& doc) {
   }
   // /1 and /2 encode the same data: the report is the model, whichever encoding it came from.
   r.schema = kResultSchema;
-  r.tool_version = doc.contains("tool") ? get_or<std::string>(doc["tool"], "version", "") : "";
+  const auto tool = object_member(doc, "tool");
+  r.tool_version = tool ? get_or<std::string>(*tool, "version", "") : "";
   r.started_at = get_or<std::string>(doc, "started_at", "");
   r.finished_at = get_or<std::string>(doc, "finished_at", "");
   r.complete = get<bool>(doc, "complete", "document");
   r.options = run_options_from(doc);
-  r.environment = environment_from(doc.value("environment", json::object()));
-  const json& suites = array_field(doc, "suites", "document");
-  for (std::size_t i = 0; i < suites.size(); ++i) {
-    r.suites.push_back(suite_from(suites[i], "suites[" + std::to_string(i) + "]"));
+  r.environment = environment_from(object_member(doc, "environment"));
+  std::size_t i = 0;
+  for (element s : array_field(doc, "suites", "document")) {
+    r.suites.push_back(suite_from(s, "suites[" + std::to_string(i++) + "]"));
   }
   return r;
 }
 
-RunReport read_report_file(const std::string& path) {
-  // The whole file first, then the parse from memory: nlohmann's stream adapter reads a
-  // character at a time through the streambuf, which made it most of a large result's load time.
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw JsonError("cannot read '" + path + "'");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();  // one block copy; an empty file (or a directory) reads as ""
-  if (in.bad()) throw JsonError("cannot read '" + path + "'");
-  std::string text = std::move(buffer).str();
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw JsonError("'" + path + "' is not valid JSON (byte " + std::to_string(e.byte) + ")");
+// Parses `len` bytes at `data`, which must be followed by simdjson::SIMDJSON_PADDING readable
+// bytes. `what` names the input in the error.
+RunReport parse_padded(const char* data, std::size_t len, const std::string& what) {
+  // A parser per document: its tape is freed when the report is built, so loading a baseline
+  // and a candidate never holds two.
+  simdjson::dom::parser parser;
+  element root;
+  if (const auto err = parser.parse(data, len, false).get(root)) {
+    throw JsonError(what + " is not valid JSON (" + simdjson::error_message(err) + ")");
   }
-  text = std::string();  // the document holds it all now
-  return report_from_json(doc);
+  return report_from_element(root);
+}
+
+}  // namespace
+
+RunReport report_from_text(std::string_view text) {
+  const simdjson::padded_string padded(text);
+  return parse_padded(padded.data(), padded.size(), "the document");
+}
+
+RunReport report_from_json(const nlohmann::json& doc) { return report_from_text(doc.dump()); }
+
+RunReport read_report_file(const std::string& path) {
+  // Read whole with read(2), into a buffer with simdjson's padding behind it (no second copy);
+  // pipes and process substitutions work as well as regular files.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw JsonError("cannot read '" + path + "': " + std::strerror(errno));
+  struct stat st {};
+  std::string text;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+    text.reserve(static_cast<std::size_t>(st.st_size) + simdjson::SIMDJSON_PADDING + 1);
+  std::size_t len = 0;
+  for (;;) {
+    if (len == text.size()) text.resize(std::max<std::size_t>(text.size() * 2, 65536));
+    const ssize_t n = ::read(fd, text.data() + len, text.size() - len);
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      const int e = errno;
+      ::close(fd);
+      throw JsonError("cannot read '" + path + "': " + std::strerror(e));
+    }
+    len += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  text.resize(len + simdjson::SIMDJSON_PADDING);
+  return parse_padded(text.data(), len, "'" + path + "'");
 }
 
 }  // namespace rtgate

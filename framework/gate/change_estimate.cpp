@@ -4,6 +4,7 @@
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <limits>
+#include <unordered_map>
 
 namespace rtgate::gate {
 namespace {
@@ -43,7 +44,23 @@ double upper_tail(double t, double df) {
 double t_critical(double alpha, double df) {
   if (!(alpha > 0 && alpha < 1)) return NAN;
   if (std::isinf(df)) return boost::math::quantile(boost::math::complement(Normal(), alpha));
-  return boost::math::quantile(boost::math::complement(StudentsT(df), alpha));
+  // Remembered per (alpha, df): a gate of 10,000 cases asks for a handful of distinct pairs tens
+  // of thousands of times, and Boost's Student t quantile is iterative.
+  struct Key {
+    double alpha, df;
+    bool operator==(const Key&) const = default;
+  };
+  struct Hash {
+    std::size_t operator()(const Key& k) const noexcept {
+      return std::hash<double>()(k.alpha) * 31 + std::hash<double>()(k.df);
+    }
+  };
+  thread_local std::unordered_map<Key, double, Hash> known;
+  if (const auto it = known.find({alpha, df}); it != known.end()) return it->second;
+  if (known.size() > 4096) known.clear();
+  const double t = boost::math::quantile(boost::math::complement(StudentsT(df), alpha));
+  known.emplace(Key{alpha, df}, t);
+  return t;
 }
 
 double ChangeEstimate::lower(double alpha) const { return effect - t_critical(alpha, df) * se; }

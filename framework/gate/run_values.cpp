@@ -1,6 +1,7 @@
 #include "framework/gate/run_values.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "framework/gate/format.h"
@@ -25,8 +26,16 @@ double run_value(const LatencySummary& s, const std::string& statistic) {
 }  // namespace
 
 double statistic_quantile(const std::string& statistic) {
-  for (double q : LatencySummary::kQuantiles) {
-    if (fmt::quantile_name(q) == statistic) return q;
+  // The names once: the gate asks this for every metric and statistic of a selection.
+  static const auto names = [] {
+    std::array<std::string, LatencySummary::kQuantiles.size()> n;
+    for (std::size_t i = 0; i < n.size(); ++i) {
+      n[i] = fmt::quantile_name(LatencySummary::kQuantiles[i]);
+    }
+    return n;
+  }();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == statistic) return LatencySummary::kQuantiles[i];
   }
   return NAN;
 }

@@ -51,6 +51,14 @@ double since(Clock::time_point t0) {
 // Lines a phase prints for the parent: "figure NAME VALUE".
 void figure(const char* name, double value) { std::printf("figure %s %.6g\n", name, value); }
 
+// This process's resident set now, from /proc/self/statm.
+double resident_mb() {
+  std::ifstream statm("/proc/self/statm");
+  double size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident * static_cast<double>(sysconf(_SC_PAGESIZE)) / (1024 * 1024);
+}
+
 rtgate::RunReport load_timed(const std::string& path, const char* name) {
   const auto t0 = Clock::now();
   rtgate::RunReport r = rtgate::read_report_file(path);
@@ -85,8 +93,10 @@ int run_phase(const std::vector<std::string>& a) {
     return 0;
   }
   if (phase == "load") {
-    load_timed(a.at(1), "load_s");
-    return 0;
+    const auto r = load_timed(a.at(1), "load_s");
+    // What the loaded report itself holds (the peak also counts the parser's transient buffers).
+    figure("resident_mb", resident_mb());
+    return r.suites.empty() ? 1 : 0;
   }
   if (phase == "compare" || phase == "gate") {
     const auto b = load_timed(a.at(1), "load_base_s");
@@ -192,6 +202,7 @@ void row(const char* what, const Measured& m, double bytes = -1) {
   std::printf("  %-9s %8.2f s wall %8.0f MB peak RSS", what, m.wall_s, m.rss_mb);
   if (m.get("op_s") >= 0) std::printf("  op %.2f s", m.get("op_s"));
   if (const double l = m.get("load_s"); l >= 0) std::printf(", load %.2f s", l);
+  if (const double r = m.get("resident_mb"); r >= 0) std::printf(" (%.0f MB resident after)", r);
   if (const double b = m.get("build_s"); b >= 0) {
     std::printf(" (build %.2f, text %.2f s; Collect() for push/serve %.2f s)", b,
                 m.get("serialize_s"), m.get("collect_s"));
