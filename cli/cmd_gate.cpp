@@ -38,10 +38,8 @@ void add_compare(CLI::App& app, int& exit_code) {
     if (o->format == "json") {
       std::printf("%s\n", gate_json(report).dump(2).c_str());
     } else {
-      std::fputs(render_gate_table(
-                     report, o->format == "markdown" ? TableFormat::kMarkdown : TableFormat::kTable)
-                     .c_str(),
-                 stdout);
+      write_gate_table(
+          report, o->format == "markdown" ? TableFormat::kMarkdown : TableFormat::kTable, stdout);
     }
     exit_code = kExitOk;
   });

@@ -37,7 +37,7 @@ std::optional<gate::Policy> load_gate_policy(const RunReport& base, const RunRep
 }
 
 int report_gate(const gate::GateReport& report, const RunReport& cur, const GateInputs& in) {
-  std::fputs(render_gate_table(report, TableFormat::kTable).c_str(), stdout);
+  write_gate_table(report, TableFormat::kTable, stdout);
   if (!in.junit_path.empty()) {
     const std::string xml = render_junit(junit_from_gate(report, cur, in.fail_on_inconclusive));
     if (const std::string why = write_output(in.junit_path, xml); !why.empty()) {

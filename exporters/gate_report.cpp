@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 
 #include "framework/gate/format.h"
 
@@ -55,27 +56,31 @@ std::string gate_metric_line(const gate::MetricVerdict& m) {
 }
 
 const std::vector<std::string>& gate_table_header() {
-  static const std::vector<std::string> head = {
-      "suite",  "case",        "metric",     "stat",       "baseline", "current",
-      "change", "effect [CI]", "detectable", "decided by", "verdict"};
+  static const std::vector<std::string> head = {"suite",      "case",       "metric", "stat",
+                                                "baseline",   "current",    "change", "effect [CI]",
+                                                "detectable", "decided by", "verdict"};
   return head;
 }
 
-std::string render_gate_table(const gate::GateReport& report, TableFormat format) {
+namespace {
+
+// The table and the lines after it, piece by piece into `put`: `rtgate gate` streams a
+// 10,000-case table (50 MB) to stdout instead of holding it.
+void emit_gate_table(const gate::GateReport& report, TableFormat format,
+                     const std::function<void(const std::string&)>& put) {
   const std::vector<std::string>& head = gate_table_header();
   std::vector<std::vector<std::string>> rows;
   for (const auto& s : report.suites) {
     for (const auto& m : s.metrics) rows.push_back(gate_row(m));
   }
-  std::string out;
   if (format == TableFormat::kMarkdown) {
     std::string line = "|", rule = "|";
     for (const auto& h : head) line += " " + h + " |", rule += "---|";
-    out += line + "\n" + rule + "\n";
+    put(line + "\n" + rule + "\n");
     for (const auto& r : rows) {
       line = "|";
       for (const auto& c : r) line += " " + c + " |";
-      out += line + "\n";
+      put(line + "\n");
     }
   } else {
     std::vector<std::size_t> w(head.size());
@@ -89,42 +94,54 @@ std::string render_gate_table(const gate::GateReport& report, TableFormat format
         line += r[i] + std::string(w[i] - r[i].size() + 2, ' ');
       }
       while (!line.empty() && line.back() == ' ') line.pop_back();
-      out += line + "\n";
+      put(line + "\n");
     };
     emit(head);
     for (const auto& r : rows) emit(r);
   }
-  out += "\n";
+  put("\n");
   for (const auto& s : report.suites) {
-    if (!s.reason.empty()) out += s.suite + ": " + s.reason + "\n";
-    for (const auto& n : s.notes) out += s.suite + ": note: " + n + "\n";
+    if (!s.reason.empty()) put(s.suite + ": " + s.reason + "\n");
+    for (const auto& n : s.notes) put(s.suite + ": note: " + n + "\n");
     for (const auto& m : s.metrics) {
       if (m.verdict == gate::Verdict::kUnchanged || !m.gated) continue;
-      out += s.suite + "/" + m.case_name + "/" + m.metric + ": " + gate::to_string(m.verdict) +
-             ": " + m.reason + "\n";
+      put(s.suite + "/" + m.case_name + "/" + m.metric + ": " + gate::to_string(m.verdict) + ": " +
+          m.reason + "\n");
       for (const auto& e : m.evidence) {
-        out += "    " + e.test + (e.deciding ? " (decided)" : "") + ": " + e.detail + "\n";
+        put("    " + e.test + (e.deciding ? " (decided)" : "") + ": " + e.detail + "\n");
       }
-      for (const auto& t : m.trace) out += "    trace: " + t + "\n";
+      for (const auto& t : m.trace) put("    trace: " + t + "\n");
     }
   }
-  for (const auto& d : report.incomparable) out += "incomparable: " + d + "\n";
-  for (const auto& d : report.environment_differences) out += "environment differs: " + d + "\n";
+  for (const auto& d : report.incomparable) put("incomparable: " + d + "\n");
+  for (const auto& d : report.environment_differences) put("environment differs: " + d + "\n");
   if (report.environment_mismatch) {
-    out += "environments are not comparable (use --allow-env-mismatch to judge anyway)\n";
+    put("environments are not comparable (use --allow-env-mismatch to judge anyway)\n");
   }
-  out += "alpha " + gate::fmt::num(report.alpha) + " for the gate";
+  put("alpha " + gate::fmt::num(report.alpha) + " for the gate");
   if (report.looks.max > 0) {
-    out += " (sequential: this look at " + std::to_string(report.looks.runs) +
-           " runs spends alpha " + gate::fmt::num(report.look_alpha) + " of a plan up to " +
-           std::to_string(report.looks.max) + " runs)";
+    put(" (sequential: this look at " + std::to_string(report.looks.runs) + " runs spends alpha " +
+        gate::fmt::num(report.look_alpha) + " of a plan up to " + std::to_string(report.looks.max) +
+        " runs)");
   }
-  out += ": " + std::to_string(report.judged_metrics) + " metrics judged, Holm over a family of " +
-         std::to_string(report.family) + "; unchanged = the " +
-         gate::fmt::num(100 * (1 - 2 * report.look_alpha)) +
-         "% CI of every statistic inside its floor\n";
-  out += std::string("verdict: ") + gate::to_string(report.overall) + "\n";
+  put(": " + std::to_string(report.judged_metrics) + " metrics judged, Holm over a family of " +
+      std::to_string(report.family) + "; unchanged = the " +
+      gate::fmt::num(100 * (1 - 2 * report.look_alpha)) +
+      "% CI of every statistic inside its floor\n");
+  put(std::string("verdict: ") + gate::to_string(report.overall) + "\n");
+}
+
+}  // namespace
+
+std::string render_gate_table(const gate::GateReport& report, TableFormat format) {
+  std::string out;
+  emit_gate_table(report, format, [&out](const std::string& piece) { out += piece; });
   return out;
+}
+
+void write_gate_table(const gate::GateReport& report, TableFormat format, std::FILE* out) {
+  emit_gate_table(report, format,
+                  [out](const std::string& piece) { std::fputs(piece.c_str(), out); });
 }
 
 nlohmann::ordered_json gate_json(const gate::GateReport& report) {

@@ -2,6 +2,7 @@
 // (plain or markdown) of `rtgate compare` / `rtgate gate`, and its JSON form.
 #pragma once
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -17,6 +18,8 @@ enum class TableFormat { kTable, kMarkdown };
 // verdict; then the reason and evidence of every gated row that is not unchanged, what is
 // incomparable, the environment differences, the gate's alpha and family, and the verdict.
 std::string render_gate_table(const gate::GateReport& report, TableFormat format);
+// The same, written to `out` as it is made (the CLI: a large table is never held whole).
+void write_gate_table(const gate::GateReport& report, TableFormat format, std::FILE* out);
 
 // The cells of one table row, in the order of gate_table_header(): suite, case, metric, stat,
 // baseline, current, change, effect [CI], detectable, decided by, verdict.

@@ -101,17 +101,26 @@ int run_phase(const std::vector<std::string>& a) {
   if (phase == "compare" || phase == "gate") {
     const auto b = load_timed(a.at(1), "load_base_s");
     const auto c = load_timed(a.at(1), "load_cur_s");
+    figure("resident_loaded_mb", resident_mb());
     const auto t0 = Clock::now();
     const rtgate::gate::GateReport g = rtgate::gate::compare(b, c);
     figure("gate_s", since(t0));
+    figure("resident_gated_mb", resident_mb());
     const auto t1 = Clock::now();
-    // compare prints the table; gate prints it too, as the CLI does (to /dev/null here).
-    const std::string table = phase == "compare"
-                                  ? rtgate::gate_json(g).dump(2)
-                                  : rtgate::render_gate_table(g, rtgate::TableFormat::kTable);
+    // compare --format json prints the JSON; gate streams its table, as the CLI does (to a
+    // temporary file here, whose length is the output's size).
+    double bytes = 0;
+    if (phase == "compare") {
+      bytes = static_cast<double>(rtgate::gate_json(g).dump(2).size());
+    } else {
+      std::FILE* out = std::tmpfile();
+      rtgate::write_gate_table(g, rtgate::TableFormat::kTable, out);
+      bytes = static_cast<double>(std::ftell(out));
+      std::fclose(out);
+    }
     figure("render_s", since(t1));
     figure("op_s", since(t0));
-    figure("output_bytes", static_cast<double>(table.size()));
+    figure("output_bytes", bytes);
     return 0;
   }
   const auto r = load_timed(a.at(1), "load_s");

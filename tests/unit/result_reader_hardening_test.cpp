@@ -3,7 +3,10 @@
 // count, or a histogram whose min > max (undefined behaviour in quantile's std::clamp).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <limits>
+#include <thread>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -156,6 +159,84 @@ TEST(ResultReaderHardening, SpansPastTheLayoutAndRaggedRunColumnsAreRefused) {
   doc = valid();
   metric(doc)["runs"] = "x";
   EXPECT_NE(error_of(doc).find("runs"), std::string::npos) << error_of(doc);
+}
+
+
+// The reader walks the document's and each suite's top level and parses every piece on its own
+// (json_reader.cpp): what lies between or after the pieces is checked as well as the pieces.
+std::string text_error_of(const std::string& text) {
+  try {
+    report_from_text(text);
+  } catch (const JsonError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ResultReaderHardening, TheDocumentIsCheckedAroundItsPiecesToo) {
+  const std::string text = valid().dump();
+  ASSERT_EQ(text_error_of(text), "");
+  EXPECT_NE(text_error_of(text + " x").find("not valid JSON"), std::string::npos);
+  EXPECT_NE(text_error_of(text + " {}").find("not valid JSON"), std::string::npos);
+  EXPECT_EQ(text_error_of(text + " \n\t"), "");
+  // Broken inside a case, inside a suite's own fields, inside the document's own fields.
+  json doc = valid();
+  metric(doc)["samples"] = json::array({1.0, 2.0});
+  std::string broken = doc.dump();
+  broken.replace(broken.find("[1.0,2.0]"), 9, "[1.0,2.0 ");
+  EXPECT_NE(text_error_of(broken).find("not valid JSON"), std::string::npos) << broken;
+  doc = valid();
+  doc["suites"][0]["reason"] = "r";
+  broken = doc.dump();
+  broken.replace(broken.find("\"r\""), 3, "\"r");
+  EXPECT_NE(text_error_of(broken).find("not valid JSON"), std::string::npos);
+  doc = valid();
+  doc["started_at"] = 12;
+  broken = doc.dump();
+  broken.replace(broken.find(":12"), 3, ":1-2");
+  EXPECT_NE(text_error_of(broken).find("not valid JSON"), std::string::npos);
+  // Shapes: named by where they are.
+  doc = valid();
+  doc["suites"] = json::object();
+  EXPECT_NE(error_of(doc).find("suites: expected an array"), std::string::npos) << error_of(doc);
+  doc = valid();
+  doc["suites"][0] = 3;
+  EXPECT_NE(error_of(doc).find("suites[0]: expected an object"), std::string::npos);
+  doc = valid();
+  doc["suites"][0]["cases"] = "none";
+  EXPECT_NE(error_of(doc).find("suites[0].cases: expected an array"), std::string::npos);
+  doc = valid();
+  doc["suites"][0].erase("cases");
+  EXPECT_NE(error_of(doc).find("missing field 'cases'"), std::string::npos) << error_of(doc);
+  doc = valid();
+  doc["suites"][0]["cases"][0]["metrics"] = 1;
+  EXPECT_NE(error_of(doc).find("suites[0].cases[0].metrics"), std::string::npos);
+  // Another kind of document is named as such, not by a field of a suite it does not have.
+  EXPECT_NE(text_error_of(R"({"schema":"other/1","suites":[{"x":1}]})").find("unsupported schema"),
+            std::string::npos);
+  EXPECT_NE(text_error_of("[1,2]").find("not a result document"), std::string::npos);
+  EXPECT_NE(text_error_of("").find("not valid JSON"), std::string::npos);
+}
+
+TEST(ResultReaderHardening, AResultIsReadFromAPipe) {
+  const std::string text = valid().dump();
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  std::thread writer([&] {
+    // More than a pipe buffer (64 KiB), so the reader must loop.
+    const std::string padded = text + std::string(200000, ' ');
+    for (std::size_t at = 0; at < padded.size();) {
+      const ssize_t n = write(fds[1], padded.data() + at, padded.size() - at);
+      if (n <= 0) break;
+      at += static_cast<std::size_t>(n);
+    }
+    close(fds[1]);
+  });
+  const RunReport r = read_report_file("/proc/self/fd/" + std::to_string(fds[0]));
+  writer.join();
+  close(fds[0]);
+  ASSERT_EQ(r.suites.size(), 1u);
+  EXPECT_EQ(r.suites[0].cases.at(0).metrics.at(0).histogram->count(), 2u);
 }
 
 }  // namespace
