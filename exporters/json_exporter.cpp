@@ -1,5 +1,9 @@
 #include "exporters/json_exporter.h"
 
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+
 #include "exporters/trace_json.h"
 #include "framework/output_file.h"
 
@@ -87,16 +91,34 @@ ojson runs_json(const std::vector<LatencySummary>& runs) {
   return j;
 }
 
-// The non-empty buckets as spans of consecutive ones: [first index, count, count, ...].
-ojson spans_json(const LatencyHistogram& h) {
-  ojson spans = ojson::array();
+// The histogram's buckets from the first: a count for each non-empty bucket, and -n for n empty
+// buckets in a row ([-154, 3, 1, -4, 2]: buckets 154 and 155 hold 3 and 1, 160 holds 2). The
+// trailing empty buckets are not written.
+ojson counts_json(const LatencyHistogram& h) {
+  ojson counts = ojson::array();
   std::size_t next = 0;
   h.for_each_bucket([&](std::size_t i, std::uint64_t c) {
-    if (spans.empty() || i != next) spans.push_back(ojson::array({i}));
-    spans.back().push_back(c);
+    if (i > next) counts.push_back(-static_cast<std::int64_t>(i - next));
+    counts.push_back(c);
     next = i + 1;
   });
-  return spans;
+  return counts;
+}
+
+// Equal counts, quantiles and extremes, and mean and stddev equal up to the rounding of a
+// histogram restored from a file (its integer sums are rebuilt from the two doubles): a result
+// read and written again still leaves its one-run summaries out.
+bool same_summary(const LatencySummary& a, const LatencySummary& b) {
+  bool same = true;
+  LatencySummary::for_each_field([&](const char*, auto field) {
+    const auto x = a.*field, y = b.*field;
+    if constexpr (std::is_floating_point_v<decltype(x)>) {
+      same = same && std::fabs(x - y) <= 1e-9 * std::max(std::fabs(x), std::fabs(y));
+    } else {
+      same = same && x == y;
+    }
+  });
+  return same;
 }
 
 ojson metric_json(const Metric& m) {
@@ -106,8 +128,10 @@ ojson metric_json(const Metric& m) {
   j["unit"] = m.unit;
   j["better"] = to_string(m.better);
   if (m.histogram) {
-    j["summary"] = latency_summary_json(LatencySummary::of(*m.histogram));
-    j["runs"] = runs_json(m.runs);
+    const LatencySummary pooled = LatencySummary::of(*m.histogram);
+    j["summary"] = latency_summary_json(pooled);
+    // One run whose summary is the metric's (every one-run result): the reader restores it.
+    if (m.runs.size() != 1 || !same_summary(m.runs[0], pooled)) j["runs"] = runs_json(m.runs);
   } else {
     const SampleSummary s = SampleSummary::of(m.samples);
     j["summary"] = {{"n", s.n},   {"hmean", s.hmean}, {"amean", s.amean}, {"stddev", s.stddev},
@@ -115,10 +139,7 @@ ojson metric_json(const Metric& m) {
   }
   j["samples"] = m.samples;
   if (m.histogram) {
-    j["histogram"] = {{"layout", "log-linear"},
-                      {"sub_bucket_bits", LatencyHistogram::kSubBits},
-                      {"range_ns", {0, LatencyHistogram::kRangeEnd}},
-                      {"spans", spans_json(*m.histogram)}};
+    j["histogram"] = {{"counts", counts_json(*m.histogram)}};
   }
   return j;
 }
@@ -178,6 +199,10 @@ nlohmann::ordered_json to_json(const RunReport& report) {
   // options it never had.
   if (report.options.recorded) j["run_options"] = run_options_json(report.options);
   j["environment"] = environment_json(report.environment);
+  // The layout every histogram's counts index (once a document since /3).
+  j["histogram_layout"] = {{"layout", "log-linear"},
+                           {"sub_bucket_bits", LatencyHistogram::kSubBits},
+                           {"range_ns", {0, LatencyHistogram::kRangeEnd}}};
   j["suites"] = ojson::array();
   for (const SuiteResult& s : report.suites) j["suites"].push_back(suite_json(s));
   return j;

@@ -291,10 +291,29 @@ LatencySummary latency_summary_from(element v, const std::string& where) {
 
 using IndexedBuckets = std::vector<std::pair<std::uint32_t, std::uint64_t>>;
 
-// A histogram's non-empty buckets as (index, count): /2's "spans" ([first index, count, ...]) or
+// A histogram's non-empty buckets as (index, count): /3's "counts" (from bucket 0, a count for
+// each non-empty bucket and -n for n empty ones), /2's "spans" ([first index, count, ...]) or
 // /1's "buckets" ([lower_ns, upper_ns, count], each checked against the layout).
 IndexedBuckets histogram_buckets(object h, const std::string& hw) {
   IndexedBuckets out;
+  if (const auto counts = member(h, "counts")) {
+    constexpr auto kBuckets = static_cast<std::int64_t>(LatencyHistogram::kBuckets);
+    std::int64_t next = 0;
+    for (element x : array_of(*counts, hw + ".counts")) {
+      const auto v = as<std::int64_t>(x);
+      if (!v && as<std::uint64_t>(x))
+        throw JsonError(hw + ": a count past the layout's last bucket");
+      if (!v || *v == 0) throw JsonError(hw + ".counts: " + dump(x) + " is not a count or a skip");
+      if (*v < 0) {
+        if (*v < -kBuckets) throw JsonError(hw + ": a skip past the layout's last bucket");
+        next -= *v;
+        continue;
+      }
+      if (next >= kBuckets) throw JsonError(hw + ": a count past the layout's last bucket");
+      out.emplace_back(static_cast<std::uint32_t>(next++), static_cast<std::uint64_t>(*v));
+    }
+    return out;
+  }
   if (const auto spans = member(h, "spans")) {
     for (element x : array_of(*spans, hw + ".spans")) {
       array span;
@@ -360,7 +379,14 @@ std::vector<LatencySummary> runs_from(element runs, const std::string& where) {
   return out;
 }
 
-Metric metric_from(element v, const std::string& where) {
+// What a document's schema changes in how its metrics read.
+struct Encoding {
+  // /3 leaves out the per-run summaries of a metric with one run, which is its summary; before
+  // /3, absent per-run summaries are a file written before they existed.
+  bool one_run_when_absent = false;
+};
+
+Metric metric_from(element v, const std::string& where, Encoding enc) {
   const object j = object_of(v, where);
   Metric m;
   m.name = get<std::string>(j, "name", where);
@@ -384,10 +410,14 @@ Metric metric_from(element v, const std::string& where) {
                               get<std::uint64_t>(s, "overflow", sw))) {
       throw JsonError(hw + ": buckets do not match the log-linear layout, the count or [min, max]");
     }
-    m.histogram = std::move(hist);
     // Per-run summaries: absent in files written before they existed, which the gate then
-    // judges on pooled samples alone.
-    if (const auto runs = member(j, "runs")) m.runs = runs_from(*runs, where + ".runs");
+    // judges on pooled samples alone; absent since /3, the one run is the metric's summary.
+    if (const auto runs = member(j, "runs")) {
+      m.runs = runs_from(*runs, where + ".runs");
+    } else if (enc.one_run_when_absent) {
+      m.runs = {LatencySummary::of(hist)};
+    }
+    m.histogram = std::move(hist);
   }
   return m;
 }
@@ -400,7 +430,7 @@ ParamValue param_from(element v) {
   return dump(v);
 }
 
-Case case_from(element v, const std::string& cw) {
+Case case_from(element v, const std::string& cw, Encoding enc) {
   const object j = object_of(v, cw);
   Case c;
   c.name = get<std::string>(j, "name", cw);
@@ -409,12 +439,13 @@ Case case_from(element v, const std::string& cw) {
   c.contaminated_reasons = get_or<std::vector<std::string>>(j, "contaminated_reasons", {});
   std::size_t k = 0;
   for (element m : array_field(j, "metrics", cw)) {
-    c.metrics.push_back(metric_from(m, cw + ".metrics[" + std::to_string(k++) + "]"));
+    c.metrics.push_back(metric_from(m, cw + ".metrics[" + std::to_string(k++) + "]", enc));
   }
   if (const auto a = member(j, "analysis")) c.analysis = analyses_from(as_nlohmann(*a));
   return c;
 }
 
+// A suite's own fields (its cases are the Reader's).
 SuiteResult suite_from(element v, const std::string& where) {
   const object j = object_of(v, where);
   SuiteResult s;
@@ -449,31 +480,39 @@ SuiteResult suite_from(element v, const std::string& where) {
                          .note = get_or<std::string>(o, "note", "")});
     }
   }
-  const array cases = array_field(j, "cases", where);
-  s.cases.reserve(count_of(cases));
-  std::size_t i = 0;
-  for (element c : cases) {
-    s.cases.push_back(case_from(c, where + ".cases[" + std::to_string(i++) + "]"));
-  }
+  array_field(j, "cases", where);  // required; read by the Reader, piece by piece
   if (const auto t = member(j, "trace")) s.trace = trace_record_from(as_nlohmann(*t));
   return s;
 }
 
-void check_schema(const std::string& schema) {
-  if (schema != kResultSchema && schema != kResultSchemaV1) {
-    throw JsonError("unsupported schema '" + schema + "' (expected " + kResultSchema + " or " +
-                    kResultSchemaV1 + ")");
+Encoding encoding_of(const std::string& schema) {
+  if (schema == kResultSchema) return {.one_run_when_absent = true};
+  if (schema == kResultSchemaV2 || schema == kResultSchemaV1) return {};
+  throw JsonError("unsupported schema '" + schema + "' (expected " + kResultSchema + ", " +
+                  kResultSchemaV2 + " or " + kResultSchemaV1 + ")");
+}
+
+// /3's histogram layout, once a document: a file of another layout would be misread.
+void check_layout(object doc) {
+  const auto layout = object_member(doc, "histogram_layout");
+  if (!layout) return;
+  const std::string where = "histogram_layout";
+  if (get<std::string>(*layout, "layout", where) != "log-linear" ||
+      get<int>(*layout, "sub_bucket_bits", where) != LatencyHistogram::kSubBits) {
+    throw JsonError(where + ": not this build's histogram layout (log-linear, " +
+                    std::to_string(LatencyHistogram::kSubBits) + " sub-bucket bits)");
   }
 }
 
-// The document's own fields; `suites` are read apart (report_from_ondemand) and moved in.
+// The document's own fields (its suites are the Reader's).
 RunReport report_from_element(element root) {
   object doc;
   if (root.get(doc) != simdjson::SUCCESS)
     throw JsonError("not a result document (expected a JSON object)");
   RunReport r;
-  check_schema(get_or<std::string>(doc, "schema", ""));
-  // /1 and /2 encode the same data: the report is the model, whichever encoding it came from.
+  encoding_of(get_or<std::string>(doc, "schema", ""));
+  check_layout(doc);
+  // /1, /2 and /3 encode the same data: the report is the model, whichever encoding it came from.
   r.schema = kResultSchema;
   const auto tool = object_member(doc, "tool");
   r.tool_version = tool ? get_or<std::string>(*tool, "version", "") : "";
@@ -482,10 +521,7 @@ RunReport report_from_element(element root) {
   r.complete = get<bool>(doc, "complete", "document");
   r.options = run_options_from(doc);
   r.environment = environment_from(object_member(doc, "environment"));
-  std::size_t i = 0;
-  for (element s : array_field(doc, "suites", "document")) {
-    r.suites.push_back(suite_from(s, "suites[" + std::to_string(i++) + "]"));
-  }
+  array_field(doc, "suites", "document");  // required
   return r;
 }
 
@@ -503,6 +539,18 @@ class Reader {
     check(doc.type().get(type));
     if (type != simdjson::ondemand::json_type::object)
       throw JsonError("not a result document (expected a JSON object)");
+    // The schema first, wherever it is (the writer puts it first): it says how metrics read, and
+    // a document of another kind is named as such rather than by a field its suites lack.
+    std::string_view schema;
+    simdjson::ondemand::value schema_value;
+    if (const auto err = doc.find_field_unordered("schema").get(schema_value)) {
+      if (err != simdjson::NO_SUCH_FIELD) check(err);
+    } else if (const auto e = schema_value.get_string().get(schema); e != simdjson::SUCCESS) {
+      if (e != simdjson::INCORRECT_TYPE) check(e);
+      schema = {};
+    }
+    enc_ = encoding_of(std::string(schema));
+    doc.rewind();
     simdjson::ondemand::object top;
     check(doc.get_object().get(top));
     std::vector<SuiteResult> suites;
@@ -525,11 +573,7 @@ class Reader {
         }
         continue;
       }
-      const std::string_view raw = raw_of(field.value());
-      // Checked as soon as it is seen (the writer puts it first), so that a document of another
-      // kind is named as such rather than by the first field of a suite it does not have.
-      if (key == "schema" && !have_suites) check_schema(as<std::string>(piece(raw)).value_or(""));
-      rest.add(key, raw);
+      rest.add(key, raw_of(field.value()));
     }
     // Iterated to its end, the document has no current location unless something follows it.
     if (const char* after = nullptr; doc.current_location().get(after) == simdjson::SUCCESS) {
@@ -610,7 +654,7 @@ class Reader {
           simdjson::ondemand::value cv;
           check(std::move(c).get(cv));
           cases.push_back(
-              case_from(piece(raw_of(cv)), where + ".cases[" + std::to_string(i++) + "]"));
+              case_from(piece(raw_of(cv)), where + ".cases[" + std::to_string(i++) + "]", enc_));
         }
         continue;
       }
@@ -622,6 +666,7 @@ class Reader {
   }
 
   std::string what_;
+  Encoding enc_;
   simdjson::dom::parser dom_;
 };
 

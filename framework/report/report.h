@@ -26,8 +26,12 @@
 namespace rtgate {
 
 // What `run -o` writes. /2 holds the same data as /1, encoded compactly (histograms as spans of
-// consecutive bucket counts, per-run summaries as columns, no indentation); both are read.
-inline constexpr const char* kResultSchema = "rtgate.result/2";
+// consecutive bucket counts, per-run summaries as columns, no indentation); /3 the same again
+// (the histogram layout once per document, each histogram's counts with negative numbers for
+// runs of empty buckets, per-run summaries left out when the one run is the metric's summary).
+// All three are read.
+inline constexpr const char* kResultSchema = "rtgate.result/3";
+inline constexpr const char* kResultSchemaV2 = "rtgate.result/2";
 inline constexpr const char* kResultSchemaV1 = "rtgate.result/1";
 
 enum class MetricKind { kLatency, kThroughput, kDuration, kCount };

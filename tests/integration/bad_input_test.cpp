@@ -75,7 +75,7 @@ TEST(BadInput, MalformedResultsExit2InGateCompareAndBaseline) {
     bad.emplace_back(f.write(name, j), name == "steal.json" ? "" : "CUR: ");
   };
   damage("negative_count.json", [&](auto& j) { f.metric(j)["summary"]["count"] = -1; });
-  damage("string_bucket.json", [&](auto& j) { f.metric(j)["histogram"]["spans"][0][0] = "x"; });
+  damage("string_bucket.json", [&](auto& j) { f.metric(j)["histogram"]["counts"][0] = "x"; });
   damage("min_above_max.json", [&](auto& j) { f.metric(j)["summary"]["min"] = 999999; });
   damage("huge_runs.json", [&](auto& j) {
     j["run_options"] = {{"duration_s", 1}, {"runs", 1e300},    {"cpus", ""},

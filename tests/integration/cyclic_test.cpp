@@ -44,7 +44,7 @@ TEST(Cyclic, OneCasePerCpuWithTheExpectedNumberOfWakeups) {
   const auto r = run_rtgate({"run", "cyclic", "--duration", "5", "-o", dir.file("r.json")});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const auto doc = load(dir.file("r.json"));
-  EXPECT_EQ(doc["schema"], "rtgate.result/2");
+  EXPECT_EQ(doc["schema"], "rtgate.result/3");
   EXPECT_TRUE(doc["complete"].get<bool>());
   const auto& suite = doc["suites"][0];
   EXPECT_EQ(suite["status"], "passed");

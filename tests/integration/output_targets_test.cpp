@@ -28,7 +28,7 @@ std::vector<std::string> short_run(const std::vector<std::string>& outputs) {
 
 bool complete_result(const std::string& text) {
   const auto doc = nlohmann::json::parse(text, nullptr, false);
-  return !doc.is_discarded() && doc.value("schema", "") == "rtgate.result/2" &&
+  return !doc.is_discarded() && doc.value("schema", "") == "rtgate.result/3" &&
          doc.value("complete", false);
 }
 

@@ -104,7 +104,7 @@ TEST(GateComparability, SchemaAndToolMajorVersionAreListed) {
   cur.tool_version = "1.0.0";
   cur.schema = "rtgate.result/9";
   EXPECT_EQ(run_option_differences(recorded(5, 5), cur).differences,
-            (Lines{"schema: 'rtgate.result/2' -> 'rtgate.result/9'",
+            (Lines{"schema: 'rtgate.result/3' -> 'rtgate.result/9'",
                    "rtgate major version: '0.1.0' -> '1.0.0'"}));
   cur = recorded(5, 5);
   cur.tool_version = "";

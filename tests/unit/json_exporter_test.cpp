@@ -56,7 +56,7 @@ RunReport sample_report() {
 
 TEST(JsonExporter, SummaryFieldsFollowTheDesignContract) {
   const auto j = to_json(sample_report());
-  EXPECT_EQ(j["schema"], "rtgate.result/2");
+  EXPECT_EQ(j["schema"], "rtgate.result/3");
   EXPECT_EQ(j["tool"]["name"], "rtgate");
   for (const char* k : {"hostname", "kernel_release", "kernel_version", "preempt_model", "realtime",
                         "cmdline", "cpu_model", "online_cpus", "isolated_cpus", "rt_runtime_us",
@@ -79,18 +79,20 @@ TEST(JsonExporter, SummaryFieldsFollowTheDesignContract) {
                         "max", "overflow"}) {
     EXPECT_TRUE(lat["summary"].contains(k)) << k;
   }
-  // /2: spans of consecutive buckets, [first index, count, ...], ascending and apart.
-  std::uint64_t total = 0, next = 0;
-  for (const auto& span : lat["histogram"]["spans"]) {
-    ASSERT_GE(span.size(), 2u);
-    const auto first = span[0].get<std::uint64_t>();
-    EXPECT_GT(first + (next == 0 ? 1 : 0), next) << "spans overlap or touch";
-    for (std::size_t k = 1; k < span.size(); ++k) {
-      EXPECT_GT(span[k].get<std::uint64_t>(), 0u);
-      total += span[k].get<std::uint64_t>();
+  // /3: counts from bucket 0, a positive count for each non-empty bucket, -n for n empty ones
+  // (never two skips in a row, never a zero).
+  std::uint64_t total = 0;
+  bool skipped = false;
+  for (const auto& x : lat["histogram"]["counts"]) {
+    const auto v = x.get<std::int64_t>();
+    ASSERT_NE(v, 0);
+    if (v < 0) {
+      EXPECT_FALSE(skipped) << "two skips in a row";
     }
-    next = first + span.size() - 1;
+    skipped = v < 0;
+    if (v > 0) total += static_cast<std::uint64_t>(v);
   }
+  EXPECT_EQ(j["histogram_layout"]["layout"], "log-linear");
   EXPECT_EQ(total, 5000u);
   const auto& tp = suite["cases"][0]["metrics"][2];
   for (const char* k : {"hmean", "amean", "stddev", "cv", "min", "max"}) {
@@ -184,12 +186,12 @@ TEST(JsonExporter, RunOptionsOfTheWrongTypeAreAnError) {
 TEST(JsonExporter, ReaderRejectsWrongSchemaAndNamesMissingFields) {
   auto doc = nlohmann::json::parse(to_json_text(sample_report()));
   auto wrong = doc;
-  wrong["schema"] = "rtgate.result/3";
+  wrong["schema"] = "rtgate.result/4";
   try {
     report_from_json(wrong);
     FAIL();
   } catch (const JsonError& e) {
-    EXPECT_NE(std::string(e.what()).find("unsupported schema 'rtgate.result/3'"),
+    EXPECT_NE(std::string(e.what()).find("unsupported schema 'rtgate.result/4'"),
               std::string::npos);
   }
   auto missing = doc;

@@ -2,15 +2,15 @@
 // file could reach is a JsonError naming the field, never a nlohmann or std exception, a wrapped
 // count, or a histogram whose min > max (undefined behaviour in quantile's std::clamp).
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <limits>
-#include <thread>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 
 #include "exporters/json_exporter.h"
+#include "tests/unit/result_encodings.h"
 
 namespace rtgate {
 namespace {
@@ -53,18 +53,24 @@ TEST(ResultReaderHardening, NegativeCountsAreRefusedNotWrapped) {
   metric(doc)["summary"]["count"] = -1;
   EXPECT_NE(error_of(doc).find("summary.count: -1 is out of range"), std::string::npos)
       << error_of(doc);
-  doc = valid();
+  doc = test::as_v2(valid());
   metric(doc)["histogram"]["spans"][0][1] = -2;
   EXPECT_NE(error_of(doc).find("is not a count"), std::string::npos) << error_of(doc);
 }
 
 TEST(ResultReaderHardening, BucketsOfTheWrongTypeAreAJsonError) {
-  json doc = valid();
+  json doc = test::as_v2(valid());
   metric(doc)["histogram"]["spans"][0][0] = "1000";  // was a nlohmann type_error
   EXPECT_NE(error_of(doc).find("histogram"), std::string::npos) << error_of(doc);
-  doc = valid();
+  doc = test::as_v2(valid());
   metric(doc)["histogram"]["spans"][0][1] = 1.5e300;
   EXPECT_NE(error_of(doc).find("histogram"), std::string::npos) << error_of(doc);
+  // /3's counts alike.
+  for (const json& bad : {json("1000"), json(1.5e300), json(0), json(nullptr), json::array()}) {
+    doc = valid();
+    metric(doc)["histogram"]["counts"][0] = bad;
+    EXPECT_NE(error_of(doc).find("histogram"), std::string::npos) << bad << ": " << error_of(doc);
+  }
 }
 
 TEST(ResultReaderHardening, OutOfRangeIntegersAreAJsonError) {
@@ -139,28 +145,45 @@ namespace {
 // /2's compact encoding on malformed input (issue 16): a span past the layout, runs columns of
 // unequal length or the wrong type are JsonErrors naming the field.
 TEST(ResultReaderHardening, SpansPastTheLayoutAndRaggedRunColumnsAreRefused) {
-  json doc = valid();
+  const json v2 = test::as_v2(valid());
+  json doc = v2;
   // Two counts from the last bucket on: the second lies past the layout.
   metric(doc)["histogram"]["spans"][0] = json::array({LatencyHistogram::kBuckets - 1, 1, 1});
   EXPECT_NE(error_of(doc).find("past the layout"), std::string::npos) << error_of(doc);
-  doc = valid();
+  doc = v2;
   metric(doc)["histogram"]["spans"][0][0] = std::numeric_limits<std::uint64_t>::max();
   EXPECT_NE(error_of(doc).find("histogram"), std::string::npos) << error_of(doc);
-  doc = valid();
+  doc = v2;
   metric(doc)["histogram"]["spans"] = json::array({json::array({1})});  // no count
   EXPECT_NE(error_of(doc).find("span"), std::string::npos) << error_of(doc);
-  doc = valid();
+  doc = v2;
   metric(doc)["runs"]["p99"] = json::array();
   EXPECT_NE(error_of(doc).find("runs.p99: not one value per run"), std::string::npos)
       << error_of(doc);
-  doc = valid();
+  doc = v2;
   metric(doc)["runs"]["max"][0] = -1;
   EXPECT_NE(error_of(doc).find("runs.max"), std::string::npos) << error_of(doc);
-  doc = valid();
+  doc = v2;
   metric(doc)["runs"] = "x";
   EXPECT_NE(error_of(doc).find("runs"), std::string::npos) << error_of(doc);
 }
 
+// /3's counts past the layout (a count or a skip) or a skip no integer can hold are refused.
+TEST(ResultReaderHardening, CountsPastTheLayoutAreRefused) {
+  const auto k = static_cast<std::int64_t>(LatencyHistogram::kBuckets);
+  for (const json& counts :
+       {json::array({-k, 1}), json::array({-(k - 1), 1, 1}), json::array({-k - 1}),
+        json::array({std::numeric_limits<std::int64_t>::min(), 1}),
+        json::array({std::numeric_limits<std::uint64_t>::max()})}) {
+    json doc = valid();
+    metric(doc)["histogram"]["counts"] = counts;
+    EXPECT_NE(error_of(doc).find("histogram"), std::string::npos) << counts << error_of(doc);
+  }
+  // The last bucket itself is fine: -(k - 1) then one count (and min/max to match).
+  json doc = valid();
+  metric(doc)["histogram"]["counts"] = json::array({-(k - 1), 1});
+  EXPECT_EQ(error_of(doc).find("past the layout"), std::string::npos) << error_of(doc);
+}
 
 // The reader walks the document's and each suite's top level and parses every piece on its own
 // (json_reader.cpp): what lies between or after the pieces is checked as well as the pieces.
