@@ -101,6 +101,19 @@ TEST(JsonExporter, SummaryFieldsFollowTheDesignContract) {
   EXPECT_EQ(tp["better"], "higher");
 }
 
+// The file is written a case at a time (to_json_text); it must be the tree's text exactly.
+TEST(JsonExporter, TheStreamedTextIsTheDocumentsText) {
+  RunReport r = sample_report();
+  r.suites.push_back(r.suites.at(0));
+  r.suites[1].name = "second";
+  r.suites[1].reason = "a \"quoted\" cases\":[] reason";
+  r.suites[1].params["cases"] = std::string("\"cases\":[]");
+  r.suites[1].loads.push_back({.kind = "cpu", .spec = "cpu:1", .instances = 1});
+  r.suites.push_back(SuiteResult{.name = "empty"});
+  EXPECT_EQ(to_json_text(r), to_json(r).dump() + "\n");
+  EXPECT_EQ(to_json_text(RunReport{}), to_json(RunReport{}).dump() + "\n");
+}
+
 TEST(JsonExporter, RoundTripPreservesEverything) {
   const RunReport original = sample_report();
   const std::string first = to_json_text(original);
