@@ -36,7 +36,7 @@ void add_compare(CLI::App& app, int& exit_code) {
     policy.allow_env_mismatch = true;  // compare shows; only gate judges comparability
     const gate::GateReport report = gate::compare(*base, *cur, policy);
     if (o->format == "json") {
-      std::printf("%s\n", gate_json(report).dump(2).c_str());
+      write_gate_json(report, stdout);
     } else {
       write_gate_table(
           report, o->format == "markdown" ? TableFormat::kMarkdown : TableFormat::kTable, stdout);

@@ -144,9 +144,14 @@ void write_gate_table(const gate::GateReport& report, TableFormat format, std::F
                   [out](const std::string& piece) { std::fputs(piece.c_str(), out); });
 }
 
-nlohmann::ordered_json gate_json(const gate::GateReport& report) {
-  using ojson = nlohmann::ordered_json;
-  const auto num = [](double v) { return std::isfinite(v) ? ojson(v) : ojson(nullptr); };
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+ojson num(double v) { return std::isfinite(v) ? ojson(v) : ojson(nullptr); }
+
+// The document without its suites ("suites" an empty array, last).
+ojson gate_json_header(const gate::GateReport& report) {
   ojson j;
   j["schema"] = "rtgate.gate/1";
   j["verdict"] = gate::to_string(report.overall);
@@ -161,55 +166,128 @@ nlohmann::ordered_json gate_json(const gate::GateReport& report) {
   j["incomparable"] = report.incomparable;
   j["open_metrics"] = report.open_metrics();
   j["suites"] = ojson::array();
-  for (const auto& s : report.suites) {
-    ojson js{{"name", s.suite},    {"verdict", gate::to_string(s.verdict)},
-             {"reason", s.reason}, {"notes", s.notes},
-             {"gated", s.gated},   {"metrics", ojson::array()}};
-    for (const auto& m : s.metrics) {
-      ojson jm{{"case", m.case_name},
-               {"metric", m.metric},
-               {"kind", to_string(m.kind)},
-               {"unit", m.unit},
-               {"statistic", m.statistic},
-               {"baseline", num(m.baseline)},
-               {"current", num(m.current)},
-               {"change_pct", num(m.change_pct)},
-               {"verdict", gate::to_string(m.verdict)},
-               {"gated", m.gated},
-               {"effect", num(m.effect)},
-               {"effect_low", num(m.effect_low)},
-               {"effect_high", num(m.effect_high)},
-               {"effect_is_ratio", m.ratio},
-               {"detectable", num(m.detectable)},
-               {"decided_by", m.decided_by},
-               {"p_worse", num(m.p_worse)},
-               {"p_better", num(m.p_better)},
-               {"level", num(m.level)},
-               {"reason", m.reason},
-               {"trace", m.trace},
-               {"evidence", ojson::array()}};
-      for (const auto& e : m.evidence) {
-        jm["evidence"].push_back({{"test", e.test},
-                                  {"statistic", e.statistic},
-                                  {"baseline", num(e.baseline)},
-                                  {"current", num(e.current)},
-                                  {"p_value", num(e.p_value)},
-                                  {"p_better", num(e.p_better)},
-                                  {"effect", num(e.effect)},
-                                  {"ci_low", num(e.ci_low)},
-                                  {"ci_high", num(e.ci_high)},
-                                  {"floor", num(e.floor)},
-                                  {"detectable", num(e.detectable)},
-                                  {"runs_needed", num(e.runs_needed)},
-                                  {"indicates", gate::to_string(e.indicates)},
-                                  {"deciding", e.deciding},
-                                  {"detail", e.detail}});
-      }
-      js["metrics"].push_back(std::move(jm));
+  return j;
+}
+
+// A suite without its metrics ("metrics" an empty array, last).
+ojson suite_header(const gate::SuiteVerdict& s) {
+  return {{"name", s.suite},    {"verdict", gate::to_string(s.verdict)},
+          {"reason", s.reason}, {"notes", s.notes},
+          {"gated", s.gated},   {"metrics", ojson::array()}};
+}
+
+ojson metric_json(const gate::MetricVerdict& m) {
+  ojson jm{{"case", m.case_name},
+           {"metric", m.metric},
+           {"kind", to_string(m.kind)},
+           {"unit", m.unit},
+           {"statistic", m.statistic},
+           {"baseline", num(m.baseline)},
+           {"current", num(m.current)},
+           {"change_pct", num(m.change_pct)},
+           {"verdict", gate::to_string(m.verdict)},
+           {"gated", m.gated},
+           {"effect", num(m.effect)},
+           {"effect_low", num(m.effect_low)},
+           {"effect_high", num(m.effect_high)},
+           {"effect_is_ratio", m.ratio},
+           {"detectable", num(m.detectable)},
+           {"decided_by", m.decided_by},
+           {"p_worse", num(m.p_worse)},
+           {"p_better", num(m.p_better)},
+           {"level", num(m.level)},
+           {"reason", m.reason},
+           {"trace", m.trace},
+           {"evidence", ojson::array()}};
+  for (const auto& e : m.evidence) {
+    jm["evidence"].push_back({{"test", e.test},
+                              {"statistic", e.statistic},
+                              {"baseline", num(e.baseline)},
+                              {"current", num(e.current)},
+                              {"p_value", num(e.p_value)},
+                              {"p_better", num(e.p_better)},
+                              {"effect", num(e.effect)},
+                              {"ci_low", num(e.ci_low)},
+                              {"ci_high", num(e.ci_high)},
+                              {"floor", num(e.floor)},
+                              {"detectable", num(e.detectable)},
+                              {"runs_needed", num(e.runs_needed)},
+                              {"indicates", gate::to_string(e.indicates)},
+                              {"deciding", e.deciding},
+                              {"detail", e.detail}});
+  }
+  return jm;
+}
+
+// `v.dump(2)` as it reads `depth` levels down (JSON strings hold no raw newline, so every newline
+// of the dump is indentation).
+std::string dump_at(const ojson& v, int depth) {
+  const std::string pad(static_cast<std::size_t>(2 * depth), ' ');
+  std::string out;
+  for (const char c : v.dump(2)) {
+    out += c;
+    if (c == '\n') out += pad;
+  }
+  return out;
+}
+
+// An object as dump(2) writes it at `depth`, except its last member, the array `streamed`:
+// items(next_item) writes each element through `put` after calling next_item(), so that the
+// whole is never held.
+template <class Items>
+void put_object(const ojson& obj, const char* streamed, int depth,
+                const std::function<void(const std::string&)>& put, Items&& items) {
+  const std::string pad(static_cast<std::size_t>(2 * depth), ' ');
+  const std::string inner = pad + "  ";
+  put("{\n");
+  bool first = true;
+  for (const auto& [key, value] : obj.items()) {
+    put((first ? "" : ",\n") + inner + ojson(key).dump() + ": ");
+    first = false;
+    if (key != streamed) {
+      put(dump_at(value, depth + 1));
+      continue;
     }
+    bool any = false;
+    items([&] {
+      put((any ? ",\n" : "[\n") + inner + "  ");
+      any = true;
+    });
+    put(any ? "\n" + inner + "]" : std::string("[]"));
+  }
+  put("\n" + pad + "}");
+}
+
+void emit_gate_json(const gate::GateReport& report,
+                    const std::function<void(const std::string&)>& put) {
+  put_object(gate_json_header(report), "suites", 0, put, [&](const auto& next_suite) {
+    for (const auto& s : report.suites) {
+      next_suite();
+      put_object(suite_header(s), "metrics", 2, put, [&](const auto& next_metric) {
+        for (const auto& m : s.metrics) {
+          next_metric();
+          put(dump_at(metric_json(m), 4));
+        }
+      });
+    }
+  });
+}
+
+}  // namespace
+
+nlohmann::ordered_json gate_json(const gate::GateReport& report) {
+  ojson j = gate_json_header(report);
+  for (const auto& s : report.suites) {
+    ojson js = suite_header(s);
+    for (const auto& m : s.metrics) js["metrics"].push_back(metric_json(m));
     j["suites"].push_back(std::move(js));
   }
   return j;
+}
+
+void write_gate_json(const gate::GateReport& report, std::FILE* out) {
+  emit_gate_json(report, [out](const std::string& piece) { std::fputs(piece.c_str(), out); });
+  std::fputs("\n", out);
 }
 
 }  // namespace rtgate

@@ -34,5 +34,7 @@ std::string gate_detectable_text(const gate::MetricVerdict& m);
 // decided by ...".
 std::string gate_metric_line(const gate::MetricVerdict& m);
 nlohmann::ordered_json gate_json(const gate::GateReport& report);
+// gate_json(report).dump(2) and a newline, written to `out` a metric at a time.
+void write_gate_json(const gate::GateReport& report, std::FILE* out);
 
 }  // namespace rtgate

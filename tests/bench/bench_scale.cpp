@@ -107,17 +107,16 @@ int run_phase(const std::vector<std::string>& a) {
     figure("gate_s", since(t0));
     figure("resident_gated_mb", resident_mb());
     const auto t1 = Clock::now();
-    // compare --format json prints the JSON; gate streams its table, as the CLI does (to a
-    // temporary file here, whose length is the output's size).
-    double bytes = 0;
+    // compare --format json streams the JSON, gate its table, as the CLI does (to a temporary
+    // file here, whose length is the output's size).
+    std::FILE* out = std::tmpfile();
     if (phase == "compare") {
-      bytes = static_cast<double>(rtgate::gate_json(g).dump(2).size());
+      rtgate::write_gate_json(g, out);
     } else {
-      std::FILE* out = std::tmpfile();
       rtgate::write_gate_table(g, rtgate::TableFormat::kTable, out);
-      bytes = static_cast<double>(std::ftell(out));
-      std::fclose(out);
     }
+    const auto bytes = static_cast<double>(std::ftell(out));
+    std::fclose(out);
     figure("render_s", since(t1));
     figure("op_s", since(t0));
     figure("output_bytes", bytes);
