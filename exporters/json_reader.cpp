@@ -699,8 +699,12 @@ RunReport read_report_file(const std::string& path) {
   if (fd < 0) throw JsonError("cannot read '" + path + "': " + std::strerror(errno));
   struct stat st {};
   std::string text;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-    text.reserve(static_cast<std::size_t>(st.st_size) + simdjson::SIMDJSON_PADDING + 1);
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    // Its size and one byte more (to see the end without growing), and the padding behind.
+    const auto size = static_cast<std::size_t>(st.st_size) + 1;
+    text.reserve(size + simdjson::SIMDJSON_PADDING);
+    text.resize(size);
+  }
   std::size_t len = 0;
   for (;;) {
     if (len == text.size()) text.resize(std::max<std::size_t>(text.size() * 2, 65536));
