@@ -238,30 +238,43 @@ RunOptionsRecord run_options_from(object doc) {
   return o;
 }
 
+// Each element of the array `key` (absent or not an array: none), read leniently: an element
+// that is not an object comes as nullopt.
+template <class F>
+void each_entry(object j, std::string_view key, F&& f) {
+  array a;
+  if (const auto v = member(j, key); !v || v->get(a) != simdjson::SUCCESS) return;
+  for (element x : a) {
+    object o;
+    if (x.get(o) == simdjson::SUCCESS) {
+      f(std::optional<object>(o));
+    } else {
+      f(std::optional<object>());
+    }
+  }
+}
+
 Hygiene hygiene_from(std::optional<object> o) {
   Hygiene h;
   if (!o) return h;
   const object j = *o;
-  array threads;
-  if (const auto v = member(j, "foreign_rt_threads"); v && v->get(threads) == simdjson::SUCCESS) {
-    for (element x : threads) {
-      object t;
-      if (x.get(t) != simdjson::SUCCESS) {  // lenient: an entry that is not an object is empty
-        h.foreign_rt_threads.emplace_back();
-        continue;
-      }
-      ForeignRtThread f;
-      f.pid = get_or<pid_t>(t, "pid", 0);
-      f.tid = get_or<pid_t>(t, "tid", 0);
-      f.comm = get_or<std::string>(t, "comm", "");
-      f.policy = get_or<std::string>(t, "policy", "");
-      f.priority = get_or<int>(t, "priority", 0);
-      f.cpus_allowed = get_or<std::string>(t, "cpus_allowed", "");
-      f.kernel_thread = get_or<bool>(t, "kernel_thread", false);
-      f.runtime_ns = get_or<std::uint64_t>(t, "runtime_ns", 0);
-      h.foreign_rt_threads.push_back(std::move(f));
+  each_entry(j, "foreign_rt_threads", [&](std::optional<object> entry) {
+    if (!entry) {  // lenient: an entry that is not an object is empty
+      h.foreign_rt_threads.emplace_back();
+      return;
     }
-  }
+    const object t = *entry;
+    ForeignRtThread f;
+    f.pid = get_or<pid_t>(t, "pid", 0);
+    f.tid = get_or<pid_t>(t, "tid", 0);
+    f.comm = get_or<std::string>(t, "comm", "");
+    f.policy = get_or<std::string>(t, "policy", "");
+    f.priority = get_or<int>(t, "priority", 0);
+    f.cpus_allowed = get_or<std::string>(t, "cpus_allowed", "");
+    f.kernel_thread = get_or<bool>(t, "kernel_thread", false);
+    f.runtime_ns = get_or<std::uint64_t>(t, "runtime_ns", 0);
+    h.foreign_rt_threads.push_back(std::move(f));
+  });
   h.steal_ms = get_or<double>(j, "steal_ms", 0);
   if (const auto per_cpu = object_member(j, "steal_ms_per_cpu")) {
     // Lenient like the rest of hygiene: an entry that is not "CPU": ms is left out.
@@ -462,24 +475,21 @@ SuiteResult suite_from(element v, const std::string& where) {
   s.hygiene = hygiene_from(object_member(j, "hygiene"));
   s.contaminated = get_or<bool>(j, "contaminated", false);
   s.contaminated_reasons = get_or<std::vector<std::string>>(j, "contaminated_reasons", {});
-  array loads;
-  if (const auto l = member(j, "load"); l && l->get(loads) == simdjson::SUCCESS) {
-    for (element x : loads) {
-      object o;
-      if (x.get(o) != simdjson::SUCCESS) {  // lenient: an entry that is not an object is empty
-        s.loads.emplace_back();
-        continue;
-      }
-      s.loads.push_back({.kind = get_or<std::string>(o, "kind", ""),
-                         .spec = get_or<std::string>(o, "spec", ""),
-                         .instances = get_or<int>(o, "instances", 0),
-                         .seconds = get_or<double>(o, "seconds", 0),
-                         .ops = get_or<std::uint64_t>(o, "ops", 0),
-                         .unit = get_or<std::string>(o, "unit", ""),
-                         .ops_per_s = get_or<double>(o, "ops_per_s", 0),
-                         .note = get_or<std::string>(o, "note", "")});
+  each_entry(j, "load", [&](std::optional<object> entry) {
+    if (!entry) {  // lenient: an entry that is not an object is empty
+      s.loads.emplace_back();
+      return;
     }
-  }
+    const object o = *entry;
+    s.loads.push_back({.kind = get_or<std::string>(o, "kind", ""),
+                       .spec = get_or<std::string>(o, "spec", ""),
+                       .instances = get_or<int>(o, "instances", 0),
+                       .seconds = get_or<double>(o, "seconds", 0),
+                       .ops = get_or<std::uint64_t>(o, "ops", 0),
+                       .unit = get_or<std::string>(o, "unit", ""),
+                       .ops_per_s = get_or<double>(o, "ops_per_s", 0),
+                       .note = get_or<std::string>(o, "note", "")});
+  });
   array_field(j, "cases", where);  // required; read by the Reader, piece by piece
   if (const auto t = member(j, "trace")) s.trace = trace_record_from(as_nlohmann(*t));
   return s;
@@ -554,27 +564,10 @@ class Reader {
     simdjson::ondemand::object top;
     check(doc.get_object().get(top));
     std::vector<SuiteResult> suites;
-    Rest rest;
-    bool have_suites = false;
-    for (auto f : top) {
-      simdjson::ondemand::field field;
-      check(std::move(f).get(field));
-      std::string_view key;
-      check(field.unescaped_key().get(key));
-      if (key == "suites" && !have_suites) {
-        have_suites = true;
-        rest.add(key, "[]");
-        simdjson::ondemand::array a = array_value(field.value(), "document.suites");
-        std::size_t i = 0;
-        for (auto v : a) {
-          simdjson::ondemand::value sv;
-          check(std::move(v).get(sv));
-          suites.push_back(suite(sv, "suites[" + std::to_string(i++) + "]"));
-        }
-        continue;
-      }
-      rest.add(key, raw_of(field.value()));
-    }
+    Rest rest =
+        walk(top, "suites", "document.suites", [&](simdjson::ondemand::value v, std::size_t i) {
+          suites.push_back(suite(v, "suites[" + std::to_string(i) + "]"));
+        });
     // Iterated to its end, the document has no current location unless something follows it.
     if (const char* after = nullptr; doc.current_location().get(after) == simdjson::SUCCESS) {
       throw JsonError(what_ + " is not valid JSON (content after the document)");
@@ -630,6 +623,34 @@ class Reader {
     return e;
   }
 
+  // An object's members: the first array named `streamed`, element by element through
+  // each(value, index); every other member into the returned Rest, with `streamed` as [].
+  template <class Each>
+  Rest walk(simdjson::ondemand::object o, std::string_view streamed, const std::string& what,
+            Each&& each) {
+    Rest rest;
+    bool seen = false;
+    for (auto f : o) {
+      simdjson::ondemand::field field;
+      check(std::move(f).get(field));
+      std::string_view key;
+      check(field.unescaped_key().get(key));
+      if (key != streamed || seen) {
+        rest.add(key, raw_of(field.value()));
+        continue;
+      }
+      seen = true;
+      rest.add(key, "[]");
+      std::size_t i = 0;
+      for (auto x : array_value(field.value(), what)) {
+        simdjson::ondemand::value v;
+        check(std::move(x).get(v));
+        each(v, i++);
+      }
+    }
+    return rest;
+  }
+
   SuiteResult suite(simdjson::ondemand::value v, const std::string& where) {
     simdjson::ondemand::json_type type{};
     check(v.type().get(type));
@@ -638,28 +659,10 @@ class Reader {
     simdjson::ondemand::object o;
     check(v.get_object().get(o));
     std::vector<Case> cases;
-    Rest rest;
-    bool have_cases = false;
-    for (auto f : o) {
-      simdjson::ondemand::field field;
-      check(std::move(f).get(field));
-      std::string_view key;
-      check(field.unescaped_key().get(key));
-      if (key == "cases" && !have_cases) {
-        have_cases = true;
-        rest.add(key, "[]");
-        simdjson::ondemand::array a = array_value(field.value(), where + ".cases");
-        std::size_t i = 0;
-        for (auto c : a) {
-          simdjson::ondemand::value cv;
-          check(std::move(c).get(cv));
-          cases.push_back(
-              case_from(piece(raw_of(cv)), where + ".cases[" + std::to_string(i++) + "]", enc_));
-        }
-        continue;
-      }
-      rest.add(key, raw_of(field.value()));
-    }
+    Rest rest = walk(o, "cases", where + ".cases", [&](simdjson::ondemand::value c, std::size_t i) {
+      cases.push_back(
+          case_from(piece(raw_of(c)), where + ".cases[" + std::to_string(i) + "]", enc_));
+    });
     SuiteResult s = suite_from(whole(rest.close()), where);
     s.cases = std::move(cases);
     return s;

@@ -1,13 +1,30 @@
 // The older encodings of a result document, made from what rtgate writes now (/3), for the tests
-// that check they still load: /2 (the layout in every histogram, "spans" of consecutive buckets,
-// per-run columns always) and /1 (buckets as [lower, upper, count], runs as summary objects).
+// that check they still load (and a one-case report to write): /2 (the layout in every histogram,
+// "spans" of consecutive buckets, per-run columns always) and /1 (buckets as [lower, upper, count],
+// runs as summary objects).
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <utility>
+#include <vector>
 
 #include "framework/measure/latency_histogram.h"
+#include "framework/report/report.h"
 
 namespace rtgate::test {
+
+// A report of one suite ("cyclic") with one case ("cpu0") holding `metrics`.
+inline RunReport one_case(std::vector<Metric> metrics) {
+  Case c;
+  c.name = "cpu0";
+  c.metrics = std::move(metrics);
+  SuiteResult s;
+  s.name = "cyclic";
+  s.cases.push_back(std::move(c));
+  RunReport r;
+  r.suites.push_back(std::move(s));
+  return r;
+}
 
 inline nlohmann::json as_v2(nlohmann::json doc) {
   using json = nlohmann::json;

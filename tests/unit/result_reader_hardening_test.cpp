@@ -22,15 +22,8 @@ json valid() {
   LatencyHistogram h;
   h.record(1000);
   h.record(1001);
-  RunReport r;
-  SuiteResult s;
-  s.name = "cyclic";
-  Case c;
-  c.name = "cpu0";
-  c.metrics.push_back(Metric::latency("wakeup_latency", h, {1001}));
-  s.cases.push_back(c);
-  s.hygiene.steal_ms_per_cpu = {{0, 0.5}};
-  r.suites.push_back(s);
+  RunReport r = test::one_case({Metric::latency("wakeup_latency", h, {1001})});
+  r.suites[0].hygiene.steal_ms_per_cpu = {{0, 0.5}};
   return json::parse(to_json_text(r));
 }
 

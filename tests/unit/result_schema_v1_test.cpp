@@ -65,20 +65,12 @@ TEST(ResultSchemaV1, TheCompactEncodingIsAFractionOfTheOld) {
 TEST(ResultSchemaV1, OneRunSummariesAreLeftOutAndRestored) {
   LatencyHistogram h;
   for (int i = 1; i <= 1000; ++i) h.record(1000 + 37 * i);
-  RunReport r;
-  SuiteResult s;
-  s.name = "cyclic";
-  Case c;
-  c.name = "cpu0";
-  c.metrics.push_back(Metric::latency("wakeup_latency", h, {38000}));
   Metric two = Metric::latency("other_latency", h, {38000});
   two.merge(Metric::latency("other_latency", h, {38000}));
-  c.metrics.push_back(two);
   Metric none = Metric::latency("old_latency", h, {38000});
   none.runs.clear();  // read from a file written before per-run summaries
-  c.metrics.push_back(none);
-  s.cases.push_back(c);
-  r.suites.push_back(s);
+  const RunReport r = test::one_case({Metric::latency("wakeup_latency", h, {38000}), two, none});
+  const Case& c = r.suites[0].cases[0];
   const json doc = json::parse(to_json_text(r));
   const json& ms = doc["suites"][0]["cases"][0]["metrics"];
   EXPECT_FALSE(ms[0].contains("runs"));
@@ -103,15 +95,7 @@ TEST(ResultSchemaV1, CountsSkipEmptyBucketsAndTheLayoutIsChecked) {
   h.record(5);
   h.record(5);
   h.record(7);
-  RunReport r;
-  SuiteResult s;
-  s.name = "cyclic";
-  Case c;
-  c.name = "cpu0";
-  c.metrics.push_back(Metric::latency("wakeup_latency", h, {7}));
-  s.cases.push_back(c);
-  r.suites.push_back(s);
-  json doc = json::parse(to_json_text(r));
+  json doc = json::parse(to_json_text(test::one_case({Metric::latency("wakeup_latency", h, {7})})));
   EXPECT_EQ(doc["suites"][0]["cases"][0]["metrics"][0]["histogram"]["counts"],
             json::array({-5, 2, -1, 1}));
   EXPECT_EQ(doc["histogram_layout"]["sub_bucket_bits"], LatencyHistogram::kSubBits);
