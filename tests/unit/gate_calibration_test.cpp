@@ -251,7 +251,8 @@ TEST(GateCalibration, OutlierMaxInOneRunNeverRegresses) {
           }
         }
       }
-      const MetricVerdict* m = find_row(compare(base, cur), outlier);
+      const GateReport g = compare(base, cur);  // the row points into it
+      const MetricVerdict* m = find_row(g, outlier);
       regressed += m != nullptr && m->verdict == Verdict::kRegressed;
     }
     std::printf("[calibration] %-46s target regressed %d of %d\n",
