@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <functional>
 
+#include "exporters/json_stream.h"
 #include "framework/gate/format.h"
 
 namespace rtgate {
@@ -219,54 +220,16 @@ ojson metric_json(const gate::MetricVerdict& m) {
   return jm;
 }
 
-// `v.dump(2)` as it reads `depth` levels down (JSON strings hold no raw newline, so every newline
-// of the dump is indentation).
-std::string dump_at(const ojson& v, int depth) {
-  const std::string pad(static_cast<std::size_t>(2 * depth), ' ');
-  std::string out;
-  for (const char c : v.dump(2)) {
-    out += c;
-    if (c == '\n') out += pad;
-  }
-  return out;
-}
-
-// An object as dump(2) writes it at `depth`, except its last member, the array `streamed`:
-// items(next_item) writes each element through `put` after calling next_item(), so that the
-// whole is never held.
-template <class Items>
-void put_object(const ojson& obj, const char* streamed, int depth,
-                const std::function<void(const std::string&)>& put, Items&& items) {
-  const std::string pad(static_cast<std::size_t>(2 * depth), ' ');
-  const std::string inner = pad + "  ";
-  put("{\n");
-  bool first = true;
-  for (const auto& [key, value] : obj.items()) {
-    put((first ? "" : ",\n") + inner + ojson(key).dump() + ": ");
-    first = false;
-    if (key != streamed) {
-      put(dump_at(value, depth + 1));
-      continue;
-    }
-    bool any = false;
-    items([&] {
-      put((any ? ",\n" : "[\n") + inner + "  ");
-      any = true;
-    });
-    put(any ? "\n" + inner + "]" : std::string("[]"));
-  }
-  put("\n" + pad + "}");
-}
-
 void emit_gate_json(const gate::GateReport& report,
                     const std::function<void(const std::string&)>& put) {
-  put_object(gate_json_header(report), "suites", 0, put, [&](const auto& next_suite) {
+  using json_stream::put_object;
+  put_object(gate_json_header(report), "suites", 2, 0, put, [&](const auto& next_suite) {
     for (const auto& s : report.suites) {
       next_suite();
-      put_object(suite_header(s), "metrics", 2, put, [&](const auto& next_metric) {
+      put_object(suite_header(s), "metrics", 2, 2, put, [&](const auto& next_metric) {
         for (const auto& m : s.metrics) {
           next_metric();
-          put(dump_at(metric_json(m), 4));
+          put(json_stream::dump_at(metric_json(m), 2, 4));
         }
       });
     }

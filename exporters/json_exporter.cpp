@@ -4,6 +4,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "exporters/json_stream.h"
 #include "exporters/trace_json.h"
 #include "framework/output_file.h"
 
@@ -221,40 +222,20 @@ nlohmann::ordered_json to_json(const RunReport& report) {
 // Written a case at a time: the whole document as one nlohmann tree was 8 times the text (400 MB
 // at 10,000 cases). The text is what to_json(report).dump() writes, byte for byte.
 std::string to_json_text(const RunReport& report) {
-  const ojson top = to_json_header(report);
+  using json_stream::put_object;
   std::string out;
-  out.reserve(1 << 16);
-  const auto members = [&out](const ojson& obj, const char* streamed, const auto& write_streamed) {
-    out += '{';
-    bool first = true;
-    for (const auto& [key, value] : obj.items()) {
-      if (!first) out += ',';
-      first = false;
-      out += ojson(key).dump();
-      out += ':';
-      if (key == streamed) {
-        write_streamed();
-      } else {
-        out += value.dump();
-      }
+  const json_stream::Put put = [&out](const std::string& piece) { out += piece; };
+  put_object(to_json_header(report), "suites", -1, 0, put, [&](const auto& next_suite) {
+    for (const SuiteResult& s : report.suites) {
+      next_suite();
+      put_object(suite_json(s, /*with_cases=*/false), "cases", -1, 0, put,
+                 [&](const auto& next_case) {
+                   for (const Case& c : s.cases) {
+                     next_case();
+                     out += case_json(c).dump();
+                   }
+                 });
     }
-    out += '}';
-  };
-  members(top, "suites", [&] {
-    out += '[';
-    for (std::size_t i = 0; i < report.suites.size(); ++i) {
-      if (i > 0) out += ',';
-      const SuiteResult& s = report.suites[i];
-      members(suite_json(s, /*with_cases=*/false), "cases", [&] {
-        out += '[';
-        for (std::size_t k = 0; k < s.cases.size(); ++k) {
-          if (k > 0) out += ',';
-          out += case_json(s.cases[k]).dump();
-        }
-        out += ']';
-      });
-    }
-    out += ']';
   });
   out += '\n';
   return out;
