@@ -25,21 +25,29 @@ std::string err(const std::string& what, const std::string& path, int e) {
   return "cannot " + what + " '" + path + "': " + std::strerror(e);
 }
 
-bool write_all(int fd, const std::string& content) {
-  std::size_t off = 0;
-  while (off < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + off, content.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return false;
-    if (n == 0) return errno = EIO, false;
-    off += static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
 }  // namespace
 
+int write_pieces(int fd, std::span<const std::string_view> pieces) {
+  for (const std::string_view piece : pieces) {
+    std::size_t off = 0;
+    while (off < piece.size()) {
+      const ssize_t n = ::write(fd, piece.data() + off, piece.size() - off);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return errno;
+      if (n == 0) return EIO;
+      off += static_cast<std::size_t>(n);
+    }
+  }
+  return 0;
+}
+
 std::string write_file_atomically(const std::string& path, const std::string& content) {
+  const std::string_view whole = content;
+  return write_file_atomically(path, {&whole, 1});
+}
+
+std::string write_file_atomically(const std::string& path,
+                                  std::span<const std::string_view> pieces) {
   const std::string tmp = temp_path_for(path);
   mode_t mode = 0644;
   if (struct stat old{}; ::stat(path.c_str(), &old) == 0 && S_ISREG(old.st_mode)) {
@@ -54,7 +62,7 @@ std::string write_file_atomically(const std::string& path, const std::string& co
     return err("write", path, e);
   };
   if (::fchmod(fd, mode) != 0) return fail(errno);  // the umask must not narrow it
-  if (!write_all(fd, content)) return fail(errno);
+  if (const int e = write_pieces(fd, pieces); e != 0) return fail(e);
   if (::fsync(fd) != 0) return fail(errno);
   if (::close(fd) != 0) {
     const int e = errno;

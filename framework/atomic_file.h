@@ -4,7 +4,9 @@
 // a device, FIFO or symlink would replace the node itself).
 #pragma once
 
+#include <span>
 #include <string>
+#include <string_view>
 
 namespace rtgate {
 
@@ -13,6 +15,13 @@ namespace rtgate {
 // is untouched and the temporary removed. Returns "" on success, else a one-line reason naming
 // `path`.
 std::string write_file_atomically(const std::string& path, const std::string& content);
+// The same for content given in pieces, written one after the other (never joined in memory).
+std::string write_file_atomically(const std::string& path,
+                                  std::span<const std::string_view> pieces);
+
+// Writes every piece to `fd` in order, through short writes and EINTR. Returns 0, or the errno
+// of the failure (EIO for a write that wrote nothing).
+int write_pieces(int fd, std::span<const std::string_view> pieces);
 
 // Checks, without leaving anything behind, that `path`'s directory accepts a new file (what
 // write_file_atomically needs). Returns "" when it does, else a one-line reason naming `shown`.

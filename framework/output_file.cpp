@@ -54,18 +54,6 @@ OutputTarget resolve_missing(const std::string& path) {
   return invalid(quoted(path) + ": too many levels of symbolic links");
 }
 
-std::string write_fd(int fd, const std::string& content) {
-  std::size_t off = 0;
-  while (off < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + off, content.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return std::strerror(errno);
-    if (n == 0) return std::strerror(EIO);
-    off += static_cast<std::size_t>(n);
-  }
-  return "";
-}
-
 }  // namespace
 
 OutputTarget resolve_output(const std::string& path) {
@@ -97,27 +85,32 @@ bool output_is_stream(const std::string& path) {
 bool output_is_stdout(const std::string& path) { return resolve_output(path).fd == STDOUT_FILENO; }
 
 std::string write_output(const std::string& path, const std::string& content) {
+  const std::string_view whole = content;
+  return write_output(path, {&whole, 1});
+}
+
+std::string write_output(const std::string& path, std::span<const std::string_view> pieces) {
   const OutputTarget t = resolve_output(path);
   switch (t.kind) {
     case OutputTarget::Kind::kInvalid:
       return t.error;
     case OutputTarget::Kind::kFile:
-      return write_file_atomically(t.path, content);
+      return write_file_atomically(t.path, pieces);
     case OutputTarget::Kind::kStream:
       break;
   }
   if (t.fd >= 0) {
     // What stdio holds for fd 1 goes first, so the two never interleave mid-line.
     std::fflush(stdout);
-    const std::string why = write_fd(t.fd, content);
-    return why.empty() ? "" : "cannot write " + quoted(path) + ": " + why;
+    const int e = write_pieces(t.fd, pieces);
+    return e == 0 ? "" : "cannot write " + quoted(path) + ": " + std::strerror(e);
   }
   // No O_TRUNC: a device or FIFO has nothing to truncate. Opening a FIFO waits for its reader.
   const int fd = ::open(t.path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
   if (fd < 0) return "cannot write " + quoted(path) + ": " + std::strerror(errno);
-  std::string why = write_fd(fd, content);
-  if (::close(fd) != 0 && why.empty()) why = std::strerror(errno);
-  return why.empty() ? "" : "cannot write " + quoted(path) + ": " + why;
+  int e = write_pieces(fd, pieces);
+  if (::close(fd) != 0 && e == 0) e = errno;
+  return e == 0 ? "" : "cannot write " + quoted(path) + ": " + std::strerror(e);
 }
 
 std::string check_output(const std::string& path) {

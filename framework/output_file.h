@@ -9,7 +9,9 @@
 //   - a directory, block device or socket is refused.
 #pragma once
 
+#include <span>
 #include <string>
+#include <string_view>
 
 namespace rtgate {
 
@@ -33,6 +35,8 @@ bool output_is_stdout(const std::string& path);
 
 // Writes `content` to `path` as above. Returns "" or a one-line reason naming `path`.
 std::string write_output(const std::string& path, const std::string& content);
+// The same for content in pieces, written in order and never joined in memory.
+std::string write_output(const std::string& path, std::span<const std::string_view> pieces);
 
 // Checks, leaving nothing behind and without opening a device or FIFO (a FIFO's reader would see
 // EOF), that `path` could be written. Returns "" or a one-line reason naming `path`.

@@ -46,54 +46,59 @@ prometheus::ClientMetric series(const Labels& constant, const Labels& labels) {
   return m;
 }
 
-// A family built as data, not through prometheus-cpp's Registry: at 10,000 cases its per-series
-// objects, label hashing and Collect() copy cost more than writing the text (issue 16's
-// bench_scale: 0.48 + 0.58 s of 1.66 s). Add(labels) appends a series; the calls read as the
-// library's (a gauge's Set, a histogram's ObserveMultiple).
-class DataFamily {
+// One family of the sink: each call adds a series (the calls read as prometheus-cpp's: a gauge's
+// Set, a histogram's ObserveMultiple).
+class Family {
  public:
-  struct Gauge {
-    prometheus::ClientMetric& m;
-    void Set(double v) { m.gauge.value = v; }
-  };
-  struct Histogram {
-    prometheus::ClientMetric& m;
-    const std::vector<double>& bounds;
-    // Bucket increments (bounds.size() + 1, the last for +Inf), made cumulative.
-    void ObserveMultiple(const std::vector<double>& increments, double sum) {
-      double total = 0;
-      for (std::size_t i = 0; i < increments.size(); ++i) {
-        total += increments[i];
-        m.histogram.bucket.push_back(
-            {static_cast<std::uint64_t>(total),
-             i < bounds.size() ? bounds[i] : std::numeric_limits<double>::infinity()});
-      }
-      m.histogram.sample_count = static_cast<std::uint64_t>(total);
-      m.histogram.sample_sum = sum;
-    }
-  };
+  Family(SeriesSink& sink, std::size_t index, const prometheus::MetricFamily& f,
+         const Labels& constant)
+      : sink_(sink), index_(index), constant_(constant) {
+    sink_.family(f);
+  }
 
-  DataFamily(prometheus::MetricFamily& f, const Labels& constant) : f_(f), constant_(constant) {}
-  Gauge Add(const Labels& labels) { return {append(labels)}; }
-  Histogram Add(const Labels& labels, const std::vector<double>& bounds) {
-    return {append(labels), bounds};
+  void Set(const Labels& labels, double v) {
+    prometheus::ClientMetric m = series(constant_, labels);
+    m.gauge.value = v;
+    sink_.series(index_, std::move(m));
+  }
+  // Bucket increments (bounds.size() + 1, the last for +Inf), made cumulative.
+  void ObserveMultiple(const Labels& labels, const std::vector<double>& bounds,
+                       const std::vector<double>& increments, double sum) {
+    prometheus::ClientMetric m = series(constant_, labels);
+    double total = 0;
+    m.histogram.bucket.reserve(increments.size());
+    for (std::size_t i = 0; i < increments.size(); ++i) {
+      total += increments[i];
+      m.histogram.bucket.push_back(
+          {static_cast<std::uint64_t>(total),
+           i < bounds.size() ? bounds[i] : std::numeric_limits<double>::infinity()});
+    }
+    m.histogram.sample_count = static_cast<std::uint64_t>(total);
+    m.histogram.sample_sum = sum;
+    sink_.series(index_, std::move(m));
+  }
+  // The exact quantiles, count and sum of a latency metric.
+  void Quantiles(const Labels& labels, const LatencySummary& s) {
+    prometheus::ClientMetric m = series(constant_, labels);
+    m.summary.sample_count = s.count;
+    m.summary.sample_sum = s.mean * static_cast<double>(s.count) / 1e9;
+    for (const auto& [q, v] : s.quantiles()) {
+      m.summary.quantile.push_back({q, static_cast<double>(v) / 1e9});
+    }
+    sink_.series(index_, std::move(m));
   }
 
  private:
-  prometheus::ClientMetric& append(const Labels& labels) {
-    f_.metric.push_back(series(constant_, labels));
-    return f_.metric.back();
-  }
-
-  prometheus::MetricFamily& f_;
+  SeriesSink& sink_;
+  std::size_t index_;
   const Labels& constant_;
 };
 
+// The families in exposition order (the order of the members below).
 class Families {
  public:
-  Families(std::deque<prometheus::MetricFamily>& out, prometheus::MetricFamily& quantiles_,
-           const Environment& env)
-      : out_(out),
+  Families(SeriesSink& sink, const Environment& env)
+      : sink_(sink),
         constant_{{"host", env.hostname}, {"kernel_release", env.kernel_release}},
         run_info(gauge("rtgate_run_info", "rtgate version and the measured kernel (value 1)")),
         timestamp(gauge("rtgate_run_timestamp_seconds", "Unix time the run finished")),
@@ -101,12 +106,10 @@ class Families {
         contaminated(gauge("rtgate_suite_contaminated",
                            "1 when foreign RT threads, steal or throttling disturbed the run")),
         suite_duration(gauge("rtgate_suite_duration_seconds", "wall time of the suite, all runs")),
-        latency(
-            family("rtgate_latency_seconds", "latency histogram of the result (all runs merged)",
-                   prometheus::MetricType::Histogram),
-            constant_),
+        latency(family("rtgate_latency_seconds",
+                       "latency histogram of the result (all runs merged)",
+                       prometheus::MetricType::Histogram)),
         latency_max(gauge("rtgate_latency_max_seconds", "exact maximum latency")),
-        quantiles(quantiles_),
         throughput(gauge("rtgate_throughput", "throughput, harmonic mean over runs")),
         duration(gauge("rtgate_duration", "duration per run, arithmetic mean over runs")),
         count(gauge("rtgate_count_per_run",
@@ -117,46 +120,39 @@ class Families {
         worst(gauge("rtgate_suite_worst",
                     "--prom-cases suite: the worst case's value of a non-latency metric")),
         verdict(gauge("rtgate_verdict", "1 for the gate's verdict on the metric")),
-        suite_verdict(gauge("rtgate_suite_verdict", "1 for the gate's verdict on the suite")) {}
+        suite_verdict(gauge("rtgate_suite_verdict", "1 for the gate's verdict on the suite")),
+        quantiles(family("rtgate_latency_quantile_seconds",
+                         "exact latency quantiles from the fine histogram (all runs merged)",
+                         prometheus::MetricType::Summary)) {}
 
-  // A new family in `out_` (a deque: the references the members hold stay valid).
-  prometheus::MetricFamily& family(const std::string& name, const std::string& help,
-                                   prometheus::MetricType type) {
-    out_.push_back({.name = name, .help = help, .type = type, .metric = {}});
-    return out_.back();
+ private:
+  Family family(const std::string& name, const std::string& help, prometheus::MetricType type) {
+    return {sink_, next_++, {.name = name, .help = help, .type = type, .metric = {}}, constant_};
   }
-  DataFamily gauge(const std::string& name, const std::string& help) {
-    return {family(name, help, prometheus::MetricType::Gauge), constant_};
-  }
-
-  // A summary series: the exact quantiles, count and sum of a latency metric.
-  void add_quantiles(const Labels& labels, const LatencySummary& s) {
-    prometheus::ClientMetric m = series(constant_, labels);
-    m.summary.sample_count = s.count;
-    m.summary.sample_sum = s.mean * static_cast<double>(s.count) / 1e9;
-    for (const auto& [q, v] : s.quantiles()) {
-      m.summary.quantile.push_back({q, static_cast<double>(v) / 1e9});
-    }
-    quantiles.metric.push_back(std::move(m));
+  Family gauge(const std::string& name, const std::string& help) {
+    return family(name, help, prometheus::MetricType::Gauge);
   }
 
-  std::deque<prometheus::MetricFamily>& out_;
+  SeriesSink& sink_;
+  std::size_t next_ = 0;
   Labels constant_;
-  DataFamily run_info;
-  DataFamily timestamp;
-  DataFamily status;
-  DataFamily contaminated;
-  DataFamily suite_duration;
-  DataFamily latency;
-  DataFamily latency_max;
-  prometheus::MetricFamily& quantiles;
-  DataFamily throughput;
-  DataFamily duration;
-  DataFamily count;
-  DataFamily latency_worst;
-  DataFamily worst;
-  DataFamily verdict;
-  DataFamily suite_verdict;
+
+ public:
+  Family run_info;
+  Family timestamp;
+  Family status;
+  Family contaminated;
+  Family suite_duration;
+  Family latency;
+  Family latency_max;
+  Family throughput;
+  Family duration;
+  Family count;
+  Family latency_worst;
+  Family worst;
+  Family verdict;
+  Family suite_verdict;
+  Family quantiles;
 };
 
 // The value a non-latency metric is exported with: Hmean of a throughput, else the Amean.
@@ -172,12 +168,12 @@ void add_metric(Families& f, const SuiteResult& s, const Case& c, const Metric& 
     if (!m.histogram) return;
     const LatencySummary sum = LatencySummary::of(*m.histogram);
     if (!options.bounds_s.empty()) {
-      f.latency.Add(l, options.bounds_s)
-          .ObserveMultiple(classic_bucket_counts(*m.histogram, options.bounds_s),
-                           sum.mean * static_cast<double>(sum.count) / 1e9);
+      f.latency.ObserveMultiple(l, options.bounds_s,
+                                classic_bucket_counts(*m.histogram, options.bounds_s),
+                                sum.mean * static_cast<double>(sum.count) / 1e9);
     }
-    f.latency_max.Add(l).Set(static_cast<double>(sum.max) / 1e9);
-    f.add_quantiles(l, sum);
+    f.latency_max.Set(l, static_cast<double>(sum.max) / 1e9);
+    f.quantiles.Quantiles(l, sum);
     return;
   }
   if (m.samples.empty()) return;
@@ -185,13 +181,13 @@ void add_metric(Families& f, const SuiteResult& s, const Case& c, const Metric& 
   lu["unit"] = m.unit;
   switch (m.kind) {
     case MetricKind::kThroughput:
-      f.throughput.Add(lu).Set(headline(m));
+      f.throughput.Set(lu, headline(m));
       break;
     case MetricKind::kDuration:
-      f.duration.Add(lu).Set(headline(m));
+      f.duration.Set(lu, headline(m));
       break;
     default:
-      f.count.Add(lu).Set(headline(m));
+      f.count.Set(lu, headline(m));
   }
 }
 
@@ -223,11 +219,11 @@ void add_suite_worst(Families& f, const SuiteResult& s) {
   for (const auto& [name, w] : worst) {
     if (w.first->kind == MetricKind::kLatency) {
       for (const auto& [q, v] : {std::pair{"0.99", w.p99}, {"0.999", w.p999}, {"1", w.max}}) {
-        f.latency_worst.Add({{"suite", s.name}, {"metric", name}, {"quantile", q}})
-            .Set(static_cast<double>(v) / 1e9);
+        f.latency_worst.Set({{"suite", s.name}, {"metric", name}, {"quantile", q}},
+                            static_cast<double>(v) / 1e9);
       }
     } else {
-      f.worst.Add({{"suite", s.name}, {"metric", name}, {"unit", w.first->unit}}).Set(w.value);
+      f.worst.Set({{"suite", s.name}, {"metric", name}, {"unit", w.first->unit}}, w.value);
     }
   }
 }
@@ -237,16 +233,15 @@ void add_verdicts(Families& f, const gate::SuiteVerdict& sv, bool per_metric) {
                                     gate::Verdict::kRegressed, gate::Verdict::kInconclusive,
                                     gate::Verdict::kMissing};
   for (const gate::Verdict v : kVerdicts) {
-    f.suite_verdict.Add({{"suite", sv.suite}, {"verdict", gate::to_string(v)}})
-        .Set(sv.verdict == v ? 1 : 0);
+    f.suite_verdict.Set({{"suite", sv.suite}, {"verdict", gate::to_string(v)}},
+                        sv.verdict == v ? 1 : 0);
     for (const gate::MetricVerdict& m : sv.metrics) {
       if (!m.gated || !per_metric) continue;
-      f.verdict
-          .Add({{"suite", m.suite},
-                {"case", m.case_name},
-                {"metric", m.metric},
-                {"verdict", gate::to_string(v)}})
-          .Set(m.verdict == v ? 1 : 0);
+      f.verdict.Set({{"suite", m.suite},
+                     {"case", m.case_name},
+                     {"metric", m.metric},
+                     {"verdict", gate::to_string(v)}},
+                    m.verdict == v ? 1 : 0);
     }
   }
 }
@@ -281,36 +276,29 @@ std::vector<double> classic_bucket_counts(const LatencyHistogram& h,
 
 std::vector<prometheus::MetricFamily> ReportMetrics::Collect() const {
   std::vector<prometheus::MetricFamily> out;
-  out.reserve(families.size() + 1);
+  out.reserve(families.size());
   for (const auto& f : families) {
     if (!f.metric.empty()) out.push_back(f);
   }
-  if (!quantiles.metric.empty()) out.push_back(quantiles);
   return out;
 }
 
-std::shared_ptr<ReportMetrics> build_metrics(const RunReport& report, const gate::GateReport* gate,
-                                             const std::string& only_suite,
-                                             const SeriesOptions& options) {
-  auto metrics = std::make_shared<ReportMetrics>();
-  metrics->quantiles.name = "rtgate_latency_quantile_seconds";
-  metrics->quantiles.help = "exact latency quantiles from the fine histogram (all runs merged)";
-  metrics->quantiles.type = prometheus::MetricType::Summary;
-  Families f(metrics->families, metrics->quantiles, report.environment);
-  f.run_info
-      .Add({{"version", report.tool_version}, {"preempt_model", report.environment.preempt_model}})
-      .Set(1);
+void build_series(const RunReport& report, const gate::GateReport* gate,
+                  const std::string& only_suite, const SeriesOptions& options, SeriesSink& sink) {
+  Families f(sink, report.environment);
+  f.run_info.Set(
+      {{"version", report.tool_version}, {"preempt_model", report.environment.preempt_model}}, 1);
   const double finished = unix_seconds(report.finished_at);
   constexpr std::array kStatuses = {SuiteStatus::kPassed, SuiteStatus::kFailed,
                                     SuiteStatus::kSkipped, SuiteStatus::kError};
   for (const SuiteResult& s : report.suites) {
     if (!only_suite.empty() && s.name != only_suite) continue;
-    f.timestamp.Add({{"suite", s.name}}).Set(finished);
+    f.timestamp.Set({{"suite", s.name}}, finished);
     for (const SuiteStatus st : kStatuses) {
-      f.status.Add({{"suite", s.name}, {"status", to_string(st)}}).Set(s.status == st ? 1 : 0);
+      f.status.Set({{"suite", s.name}, {"status", to_string(st)}}, s.status == st ? 1 : 0);
     }
-    f.contaminated.Add({{"suite", s.name}}).Set(s.contaminated ? 1 : 0);
-    f.suite_duration.Add({{"suite", s.name}}).Set(s.duration_s);
+    f.contaminated.Set({{"suite", s.name}}, s.contaminated ? 1 : 0);
+    f.suite_duration.Set({{"suite", s.name}}, s.duration_s);
     if (!options.per_case) {
       add_suite_worst(f, s);
       continue;
@@ -326,6 +314,13 @@ std::shared_ptr<ReportMetrics> build_metrics(const RunReport& report, const gate
       }
     }
   }
+}
+
+std::shared_ptr<ReportMetrics> build_metrics(const RunReport& report, const gate::GateReport* gate,
+                                             const std::string& only_suite,
+                                             const SeriesOptions& options) {
+  auto metrics = std::make_shared<ReportMetrics>();
+  build_series(report, gate, only_suite, options, *metrics);
   return metrics;
 }
 
@@ -336,7 +331,6 @@ std::string to_text(const prometheus::Collectable& metrics) {
 std::string to_text(const ReportMetrics& metrics) {
   std::vector<const prometheus::MetricFamily*> all;
   for (const auto& f : metrics.families) all.push_back(&f);
-  all.push_back(&metrics.quantiles);
   return exposition_text(all);
 }
 

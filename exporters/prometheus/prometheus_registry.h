@@ -7,7 +7,6 @@
 #include <prometheus/labels.h>
 #include <prometheus/metric_family.h>
 
-#include <deque>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,22 +21,40 @@ namespace rtgate::prom {
 // (series_options.h).
 const std::vector<double>& latency_bucket_bounds();
 
-// One result's families, built as data rather than through a prometheus-cpp Registry (at 10,000
-// cases the Registry's per-series objects cost more than the exposition). The quantile summary
-// could not have come from the library's Summary anyway: a sliding window over observations,
-// where rtgate's quantiles are exact and computed already.
-class ReportMetrics : public prometheus::Collectable {
+// Where a result's series go as they are built: kept as data (ReportMetrics, for `serve`), or
+// written out as text at once (report_text.h, for --textfile and --push, so that a 10,000-case
+// result never holds its 580,000 series as objects).
+class SeriesSink {
  public:
-  std::vector<prometheus::MetricFamily> Collect() const override;
-
-  std::deque<prometheus::MetricFamily> families;  // a deque: the builders hold references
-
-  prometheus::MetricFamily quantiles;
+  virtual ~SeriesSink() = default;
+  // The families come first, in exposition order, numbered from 0 (`f.metric` is empty).
+  virtual void family(const prometheus::MetricFamily& f) = 0;
+  // One series of family number `family`.
+  virtual void series(std::size_t family, prometheus::ClientMetric&& m) = 0;
 };
 
-// The run's families; only the suite named `only_suite` when it is non-empty (one collectable
-// per Pushgateway group). `gate` adds rtgate_verdict and rtgate_suite_verdict. `options` choose
-// the histogram's buckets and per-case or per-suite series.
+// The families and labels of METRICS.md for `report`, into `sink`: only the suite named
+// `only_suite` when it is non-empty (one Pushgateway group). `gate` adds rtgate_verdict and
+// rtgate_suite_verdict. `options` choose the histogram's buckets and per-case or per-suite series.
+void build_series(const RunReport& report, const gate::GateReport* gate,
+                  const std::string& only_suite, const SeriesOptions& options, SeriesSink& sink);
+
+// One result's families as data, built without a prometheus-cpp Registry (at 10,000 cases its
+// per-series objects cost more than the exposition). The quantile summary could not have come
+// from the library's Summary anyway: a sliding window over observations, where rtgate's
+// quantiles are exact and computed already.
+class ReportMetrics : public prometheus::Collectable, public SeriesSink {
+ public:
+  std::vector<prometheus::MetricFamily> Collect() const override;
+  void family(const prometheus::MetricFamily& f) override { families.push_back(f); }
+  void series(std::size_t family, prometheus::ClientMetric&& m) override {
+    families[family].metric.push_back(std::move(m));
+  }
+
+  std::vector<prometheus::MetricFamily> families;  // in exposition order, empty ones included
+};
+
+// build_series() into a ReportMetrics.
 std::shared_ptr<ReportMetrics> build_metrics(const RunReport& report,
                                              const gate::GateReport* gate = nullptr,
                                              const std::string& only_suite = "",

@@ -1,22 +1,125 @@
 #include "exporters/prometheus/pushgateway.h"
 
 #include <curl/curl.h>
-#include <prometheus/gateway.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <cstring>
 #include <memory>
 #include <thread>
-#include <vector>
 
-#include "exporters/prometheus/prometheus_registry.h"
+#include "exporters/prometheus/report_text.h"
 
 namespace rtgate::prom {
 namespace {
 
-// prometheus-cpp's Gateway returns the HTTP status, or a negative curl error code.
-std::string describe(int code) {
-  if (code < 0) return curl_easy_strerror(static_cast<CURLcode>(-code));
-  return "HTTP " + std::to_string(code);
+// A grouping-key value as a URL path segment: as it is when it is plain ([A-Za-z0-9._-]+), else
+// "@base64/" and its base64url (RFC 4648 section 5), which the Pushgateway decodes, so that a
+// host or suite name with '/', spaces or '%' still names one group.
+std::string group_segment(const std::string& name, const std::string& value) {
+  const bool plain = !value.empty() && std::all_of(value.begin(), value.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+  });
+  if (plain) return "/" + name + "/" + value;
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  std::string out = "/" + name + "@base64/";
+  std::size_t i = 0;
+  for (; i + 2 < value.size(); i += 3) {
+    const unsigned v = static_cast<unsigned char>(value[i]) << 16 |
+                       static_cast<unsigned char>(value[i + 1]) << 8 |
+                       static_cast<unsigned char>(value[i + 2]);
+    for (const int shift : {18, 12, 6, 0}) out += kAlphabet[(v >> shift) & 63];
+  }
+  if (i + 1 == value.size()) {
+    const unsigned v = static_cast<unsigned char>(value[i]) << 16;
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += "==";
+  } else if (i + 2 == value.size()) {
+    const unsigned v = static_cast<unsigned char>(value[i]) << 16 |
+                       static_cast<unsigned char>(value[i + 1]) << 8;
+    for (const int shift : {18, 12, 6}) out += kAlphabet[(v >> shift) & 63];
+    out += '=';
+  } else if (value.empty()) {
+    out += '=';  // the Pushgateway's spelling of an empty value
+  }
+  return out;
+}
+
+// The text handed to curl a piece at a time.
+struct Body {
+  std::vector<std::string_view> pieces;
+  std::size_t piece = 0, offset = 0;
+};
+
+std::size_t read_body(char* buffer, std::size_t size, std::size_t items, void* user) {
+  Body& b = *static_cast<Body*>(user);
+  const std::size_t room = size * items;
+  std::size_t n = 0;
+  while (n < room && b.piece < b.pieces.size()) {
+    const std::string_view p = b.pieces[b.piece];
+    const std::size_t take = std::min(room - n, p.size() - b.offset);
+    std::memcpy(buffer + n, p.data() + b.offset, take);
+    n += take;
+    b.offset += take;
+    if (b.offset == p.size()) ++b.piece, b.offset = 0;
+  }
+  return n;
+}
+
+// The start of the Pushgateway's reply, for the error message ("pushed metrics are invalid").
+std::size_t keep_reply(char* data, std::size_t size, std::size_t items, void* user) {
+  std::string& reply = *static_cast<std::string*>(user);
+  const std::size_t n = size * items;
+  if (reply.size() < 1024) reply.append(data, std::min(n, 1024 - reply.size()));
+  return n;
+}
+
+struct PutResult {
+  std::string error;  // "" on a 2xx reply
+  bool retry = true;  // false when trying again cannot help (a 4xx refusal of the content)
+};
+
+// One PUT of `text` to `url`.
+PutResult put(const std::string& url, const ReportText& text) {
+  static const bool initialised = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
+  if (!initialised) return {"libcurl could not be initialised", false};
+  const std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(),
+                                                                  curl_easy_cleanup);
+  if (!curl) return {"libcurl could not be initialised", false};
+  curl_slist* headers =
+      curl_slist_append(nullptr, "Content-Type: text/plain; version=0.0.4; charset=utf-8");
+  headers = curl_slist_append(headers, "Expect:");  // no 100-continue round trip
+  const std::unique_ptr<curl_slist, decltype(&curl_slist_free_all)> free_headers(
+      headers, curl_slist_free_all);
+  Body body{text.pieces()};
+  std::string reply;
+  CURL* h = curl.get();
+  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);  // PUT: the group holds exactly this result
+  curl_easy_setopt(h, CURLOPT_READFUNCTION, read_body);
+  curl_easy_setopt(h, CURLOPT_READDATA, &body);
+  curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(text.size()));
+  curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, keep_reply);
+  curl_easy_setopt(h, CURLOPT_WRITEDATA, &reply);
+  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 10L);
+  // A stalled gateway fails the try; a slow one may take its time (a 127 MB body took 12 s).
+  curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 60L);
+  const CURLcode rc = curl_easy_perform(h);
+  if (rc != CURLE_OK) return {curl_easy_strerror(rc)};
+  long code = 0;
+  curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+  if (code >= 200 && code < 300) return {};
+  reply = reply.substr(0, reply.find('\n'));
+  // A 4xx refuses the request itself (bad metrics, no such path): the same body fails again.
+  // Timeouts and rate limits (408, 429) and 5xx may pass later.
+  const bool retry = code < 400 || code >= 500 || code == 408 || code == 429;
+  return {"HTTP " + std::to_string(code) + (reply.empty() ? "" : ": " + reply), retry};
 }
 
 }  // namespace
@@ -60,27 +163,27 @@ std::string push_report(const PushTarget& target, const RunReport& report,
                         const SeriesOptions& series) {
   const std::string host =
       report.environment.hostname.empty() ? "unknown" : report.environment.hostname;
-  prometheus::Gateway gateway(target.scheme_host, target.port, "rtgate", {{"instance", host}});
-  // The gateway holds weak pointers: keep the registries alive for the pushes.
-  std::vector<std::shared_ptr<ReportMetrics>> registries;
+  const std::string job = target.scheme_host + ":" + target.port + "/metrics/job/rtgate" +
+                          group_segment("instance", host);
   for (const SuiteResult& s : report.suites) {
-    registries.push_back(build_metrics(report, gate, s.name, series));
-    const prometheus::Labels group = {{"suite", s.name}};
-    gateway.RegisterCollectable(registries.back(), &group);
-  }
-  if (registries.empty()) return "";
-  std::string last;
-  double backoff = options.first_backoff_s;
-  for (int attempt = 1; attempt <= options.attempts; ++attempt) {
-    const int code = gateway.Push();
-    if (code >= 200 && code < 300) return "";
-    last = describe(code);
-    if (attempt < options.attempts) {
+    // One suite's text at a time: the memory of the largest suite, not of the result.
+    const ReportText text = build_text(report, gate, s.name, series);
+    const std::string url = job + group_segment("suite", s.name);
+    PutResult last;
+    double backoff = options.first_backoff_s;
+    int attempt = 1;
+    for (;; ++attempt) {
+      last = put(url, text);
+      if (last.error.empty()) break;
+      if (!last.retry || attempt == options.attempts) {
+        return "suite " + s.name + ": " + last.error +
+               (attempt == 1 ? "" : " after " + std::to_string(attempt) + " attempts");
+      }
       std::this_thread::sleep_for(std::chrono::duration<double>(backoff));
       backoff *= 2;
     }
   }
-  return last + " after " + std::to_string(options.attempts) + " attempts";
+  return "";
 }
 
 }  // namespace rtgate::prom

@@ -1,6 +1,12 @@
 // `rtgate run --push URL`: the result to a Prometheus Pushgateway, one group per suite
 // (job="rtgate", instance=<host>, suite=<suite>; PUT, so a group holds the suite's latest result).
 // A failed push is retried with backoff and reported; it never touches the local JSON.
+//
+// The body is written a series at a time and handed to libcurl a piece at a time (report_text.h),
+// one suite at a time: prometheus-cpp's Gateway would hold every series as objects and the whole
+// text in one string (560 MB for a 10,000-case result, issue 16). A host or suite name that is not
+// plain ([A-Za-z0-9._-]) goes into the URL base64url-encoded ("instance@base64/..."), which the
+// Pushgateway decodes: it still names one group.
 #pragma once
 
 #include <optional>
@@ -22,12 +28,15 @@ struct PushTarget {
 std::optional<PushTarget> parse_push_url(const std::string& url, std::string* why);
 
 struct PushOptions {
-  int attempts = 3;              // tries per push
+  int attempts = 3;              // tries per suite
   double first_backoff_s = 0.5;  // doubled after each failed try
 };
 
-// Pushes every suite of `report` (and the gate's verdicts, if any). Returns "" on success, else a
-// one-line description of the last failure ("HTTP 400" or the transport error).
+// Pushes every suite of `report` (and the gate's verdicts, if any), stopping at the first suite
+// that fails. A transport error, 5xx, 408 or 429 is retried; any other 4xx is not (the same
+// body would be refused again). Returns "" on success, else a one-line description of the last
+// failure: "suite cyclic: HTTP 400: <the gateway's reply>", or the transport error and
+// "after 3 attempts".
 std::string push_report(const PushTarget& target, const RunReport& report,
                         const gate::GateReport* gate = nullptr, const PushOptions& options = {},
                         const SeriesOptions& series = {});

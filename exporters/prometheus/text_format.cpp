@@ -112,50 +112,56 @@ std::string exposition_text(const std::vector<prometheus::MetricFamily>& familie
   return exposition_text(all);
 }
 
+void append_family_header(std::string& out, const prometheus::MetricFamily& f) {
+  out += "# HELP ";
+  out += f.name;
+  out += ' ';
+  append_escaped(out, f.help, /*quoted=*/false);
+  out += "\n# TYPE ";
+  out += f.name;
+  out += ' ';
+  out += type_name(f.type);
+  out += '\n';
+}
+
+void append_series(std::string& out, const prometheus::MetricFamily& f,
+                   const prometheus::ClientMetric& m) {
+  switch (f.type) {
+    case prometheus::MetricType::Counter:
+      append_sample(out, f.name, "", m, nullptr, 0, m.counter.value);
+      break;
+    case prometheus::MetricType::Gauge:
+      append_sample(out, f.name, "", m, nullptr, 0, m.gauge.value);
+      break;
+    case prometheus::MetricType::Untyped:
+      append_sample(out, f.name, "", m, nullptr, 0, m.untyped.value);
+      break;
+    case prometheus::MetricType::Summary:
+      append_sample(out, f.name, "_count", m, nullptr, 0, m.summary.sample_count);
+      append_sample(out, f.name, "_sum", m, nullptr, 0, m.summary.sample_sum);
+      for (const auto& q : m.summary.quantile) {
+        append_sample(out, f.name, "", m, "quantile", q.quantile, q.value);
+      }
+      break;
+    case prometheus::MetricType::Histogram:
+      append_sample(out, f.name, "_count", m, nullptr, 0, m.histogram.sample_count);
+      append_sample(out, f.name, "_sum", m, nullptr, 0, m.histogram.sample_sum);
+      for (const auto& b : m.histogram.bucket) {
+        append_sample(out, f.name, "_bucket", m, "le", b.upper_bound, b.cumulative_count);
+      }
+      break;
+  }
+}
+
 std::string exposition_text(const std::vector<const prometheus::MetricFamily*>& families) {
   std::size_t series = 0;
   for (const auto* f : families) series += f->metric.size();
   std::string out;
   out.reserve(series * 160);
-  for (const prometheus::MetricFamily* family : families) {
-    const prometheus::MetricFamily& f = *family;
-    if (f.metric.empty()) continue;
-    out += "# HELP ";
-    out += f.name;
-    out += ' ';
-    append_escaped(out, f.help, /*quoted=*/false);
-    out += "\n# TYPE ";
-    out += f.name;
-    out += ' ';
-    out += type_name(f.type);
-    out += '\n';
-    for (const prometheus::ClientMetric& m : f.metric) {
-      switch (f.type) {
-        case prometheus::MetricType::Counter:
-          append_sample(out, f.name, "", m, nullptr, 0, m.counter.value);
-          break;
-        case prometheus::MetricType::Gauge:
-          append_sample(out, f.name, "", m, nullptr, 0, m.gauge.value);
-          break;
-        case prometheus::MetricType::Untyped:
-          append_sample(out, f.name, "", m, nullptr, 0, m.untyped.value);
-          break;
-        case prometheus::MetricType::Summary:
-          append_sample(out, f.name, "_count", m, nullptr, 0, m.summary.sample_count);
-          append_sample(out, f.name, "_sum", m, nullptr, 0, m.summary.sample_sum);
-          for (const auto& q : m.summary.quantile) {
-            append_sample(out, f.name, "", m, "quantile", q.quantile, q.value);
-          }
-          break;
-        case prometheus::MetricType::Histogram:
-          append_sample(out, f.name, "_count", m, nullptr, 0, m.histogram.sample_count);
-          append_sample(out, f.name, "_sum", m, nullptr, 0, m.histogram.sample_sum);
-          for (const auto& b : m.histogram.bucket) {
-            append_sample(out, f.name, "_bucket", m, "le", b.upper_bound, b.cumulative_count);
-          }
-          break;
-      }
-    }
+  for (const prometheus::MetricFamily* f : families) {
+    if (f->metric.empty()) continue;
+    append_family_header(out, *f);
+    for (const prometheus::ClientMetric& m : f->metric) append_series(out, *f, m);
   }
   return out;
 }

@@ -1,9 +1,9 @@
-// The Prometheus text exposition format (0.0.4) of metric families, written into one string.
+// The Prometheus text exposition format (0.0.4) of metric families.
 //
 // prometheus-cpp's TextSerializer writes through std::ostream a token at a time: 52 MB/s here,
 // 3.6 s for the 850,000 series of a 10,000-case result (issue 16's bench_scale). This writer
-// appends to one reserved string with std::to_chars and is what --textfile and bench_scale use;
-// the library's Exposer and Gateway keep their own serializer. Numbers are the shortest text that
+// appends to a string with std::to_chars; --textfile and --push write through it a series at a
+// time (report_text.h), `serve`'s Exposer keeps the library's serializer. Numbers are the shortest text that
 // reads back as the same double; NaN and infinities as the format spells them.
 #pragma once
 
@@ -14,6 +14,14 @@
 
 namespace rtgate::prom {
 
+// The "# HELP" and "# TYPE" lines that open a family.
+void append_family_header(std::string& out, const prometheus::MetricFamily& f);
+// The sample lines of one series of `f` (a histogram's _count, _sum and buckets; a summary's
+// _count, _sum and quantiles; a gauge's value).
+void append_series(std::string& out, const prometheus::MetricFamily& f,
+                   const prometheus::ClientMetric& m);
+
+// Every family that has series, each as its header and its series.
 std::string exposition_text(const std::vector<prometheus::MetricFamily>& families);
 // The same without copying the families (ReportMetrics hands its own over).
 std::string exposition_text(const std::vector<const prometheus::MetricFamily*>& families);

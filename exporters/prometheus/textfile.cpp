@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "exporters/prometheus/prometheus_registry.h"
+#include "exporters/prometheus/report_text.h"
 #include "framework/output_file.h"
 
 namespace rtgate::prom {
@@ -19,7 +19,8 @@ std::string check_textfile_dir(const std::string& dir) {
 std::string write_textfile(const std::string& dir, const RunReport& report,
                            const gate::GateReport* gate, const SeriesOptions& options) {
   const std::string path = (std::filesystem::path(dir) / kTextfileName).string();
-  return write_output(path, to_text(*build_metrics(report, gate, "", options)));
+  const ReportText text = build_text(report, gate, "", options);
+  return write_output(path, text.pieces());
 }
 
 }  // namespace rtgate::prom

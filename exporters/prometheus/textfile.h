@@ -1,5 +1,6 @@
 // `--textfile DIR`: the result as DIR/rtgate.prom for node_exporter's textfile collector,
-// written atomically (temp file + rename, so the collector never reads half a file).
+// written atomically (temp file + rename, so the collector never reads half a file), a series at
+// a time (report_text.h).
 #pragma once
 
 #include <string>

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 #include <random>
+#include <set>
 
 #include "exporters/json_exporter.h"
 #include "tests/integration/process.h"
@@ -156,6 +157,56 @@ TEST(ExportCli, APushReachesPrometheusThroughThePushgateway) {
       sample_value(max[0]),
       static_cast<double>(report.suites[0].cases[3].find("wakeup_latency")->histogram->max()) /
           1e9);
+}
+
+// The grouping key is the URL's path: a host name with '/', a space or '%' goes base64url-encoded
+// and still names one group, with the name decoded. A push the Pushgateway refuses (here: a family
+// another group already holds as a counter) fails with the gateway's own reason.
+TEST(ExportCli, AnyHostNameIsOneGroupAndARefusalSaysWhy) {
+  if (const std::string why = missing_prometheus_binaries(); !why.empty()) GTEST_SKIP() << why;
+  TempDir dir;
+  RunReport report = read_report_file(result(dir, "cur.json", 1));
+  report.environment.hostname = "lab/board 7%";
+  const std::string odd = dir.file("odd.json");
+  ASSERT_EQ(JsonExporter(odd).write(report), "");
+  const LoopbackListener serve;
+  PrometheusStack stack(serve.port(),
+                        std::string(RTGATE_SOURCE_DIR) + "/exporters/prometheus/rules.yml");
+  const auto r = run_rtgate({"export", odd, "--push", stack.pushgateway_url(), "--push-required"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  int status = 0;
+  const auto groups = nlohmann::json::parse(
+      http_get(stack.pushgateway_url() + "/api/v1/metrics", &status), nullptr, false);
+  ASSERT_EQ(status, 200);
+  std::set<std::string> suites;
+  for (const auto& g : groups["data"]) {
+    const auto& labels = g["labels"];
+    EXPECT_EQ(labels["instance"], "lab/board 7%") << labels.dump();
+    EXPECT_EQ(labels["job"], "rtgate");
+    suites.insert(labels["suite"].get<std::string>());
+  }
+  EXPECT_EQ(suites, (std::set<std::string>{"cyclic", "lock.latency"}));
+  const auto max = stack.wait_for(
+      "rtgate_latency_max_seconds{instance=\"lab/board 7%\",suite=\"cyclic\",case=\"cpu0\"}");
+  EXPECT_EQ(max.size(), 1u);
+
+  // Another job's group holds rtgate_run_info as a counter: the gateway refuses rtgate's gauge.
+  std::ofstream(dir.file("counter.prom")) << "# TYPE rtgate_run_info counter\n"
+                                              "rtgate_run_info{host=\"x\"} 1\n";
+  const LoopbackListener serve2;
+  PrometheusStack fresh(serve2.port(),
+                        std::string(RTGATE_SOURCE_DIR) + "/exporters/prometheus/rules.yml");
+  http_put(fresh.pushgateway_url() + "/metrics/job/other", dir.file("counter.prom"), &status);
+  ASSERT_EQ(status, 200);
+  const auto refused =
+      run_rtgate({"export", odd, "--push", fresh.pushgateway_url(), "--push-required"});
+  EXPECT_EQ(refused.exit_code, 4);
+  EXPECT_NE(refused.err.find("HTTP 400: pushed metrics are invalid or inconsistent"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("is not a COUNTER"), std::string::npos) << refused.err;
+  EXPECT_EQ(refused.err.find("attempts"), std::string::npos) << "a refusal is not retried";
+  EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << refused.err;
 }
 
 }  // namespace

@@ -86,14 +86,26 @@ double sample_value(const nlohmann::json& sample) {
   return std::stod(sample["value"][1].get<std::string>());
 }
 
-std::string http_get(const std::string& url, int* status) {
-  // curl prints the body, then the status code on its own last line.
-  const std::string cmd = "curl -s -m 10 -w '\\n%{http_code}' " + shell_quote(url);
-  const std::string out = stdout_of(cmd);
+namespace {
+
+// curl prints the body, then the status code on its own last line.
+std::string curl_reply(const std::string& args, int* status) {
+  const std::string out = stdout_of("curl -s -m 10 -w '\\n%{http_code}' " + args);
   const std::size_t nl = out.rfind('\n');
   const int code = nl == std::string::npos ? 0 : std::atoi(out.c_str() + nl + 1);
   if (status != nullptr) *status = code;
   return nl == std::string::npos ? "" : out.substr(0, nl);
+}
+
+}  // namespace
+
+std::string http_get(const std::string& url, int* status) {
+  return curl_reply(shell_quote(url), status);
+}
+
+std::string http_put(const std::string& url, const std::string& body_path, int* status) {
+  return curl_reply("-X PUT --data-binary @" + shell_quote(body_path) + " " + shell_quote(url),
+                    status);
 }
 
 Background::Background(const std::vector<std::string>& argv, const std::string& log_path) {

@@ -39,6 +39,8 @@ double sample_value(const nlohmann::json& sample);
 
 // GET (curl) `url`; returns the body, or "" on failure (*status gets the HTTP code, 0 if none).
 std::string http_get(const std::string& url, int* status = nullptr);
+// PUT (curl) the file at `body_path` to `url`; returns the reply body, *status as for http_get.
+std::string http_put(const std::string& url, const std::string& body_path, int* status = nullptr);
 
 // A child process that runs until the object dies (SIGTERM, then SIGKILL after 5 s).
 class Background {

@@ -11,6 +11,9 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
+#include <thread>
+#include <vector>
 
 #include "framework/atomic_file.h"
 
@@ -54,6 +57,23 @@ TEST_F(OutputFile, RegularFileIsReplacedWholeKeepingItsMode) {
   ASSERT_EQ(stat(file("r.json").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 07777, 0600u);
   EXPECT_EQ(entries(), 1u) << "no temp file left";
+}
+
+TEST_F(OutputFile, PiecesAreWrittenInOrderToAFileAndAFifo) {
+  // Empty pieces and a piece larger than a pipe's buffer (64 KiB): short writes resume.
+  const std::string big(200'000, 'x');
+  const std::vector<std::string_view> pieces = {"a", "", big, "bc", ""};
+  const std::string whole = "a" + big + "bc";
+  std::ofstream(file("r.prom")) << "old";
+  EXPECT_EQ(write_output(file("r.prom"), pieces), "");
+  EXPECT_EQ(read(file("r.prom")), whole);
+  EXPECT_EQ(entries(), 1u) << "no temp file left";
+  ASSERT_EQ(mkfifo(file("f").c_str(), 0666), 0);
+  std::string got;
+  std::thread reader([&] { got = read(file("f")); });
+  EXPECT_EQ(write_output(file("f"), pieces), "");
+  reader.join();
+  EXPECT_EQ(got, whole);
 }
 
 TEST_F(OutputFile, SymlinkChainIsFollowedAndKept) {
