@@ -6,14 +6,14 @@ set -euo pipefail
 PACKAGES=(
   cmake g++ make pkg-config        # build
   libcli11-dev nlohmann-json3-dev  # CLI, JSON
-  libsimdjson-dev                  # result files read at lab scale (framework/report_json_reader)
+  libsimdjson-dev zlib1g-dev       # result files read at lab scale (exporters/json_reader), .json.gz
   libboost-math-dev libyaml-cpp-dev  # gate: distribution functions (Boost.Math), policy files
   libgtest-dev libgmock-dev        # unit and integration tests
   libbenchmark-dev                 # measurement-overhead benchmarks
   rt-tests                         # cyclictest, the reference we cross-check against
   stress-ng                        # optional load for benchmarks
   util-linux bsdutils procps jq    # setpriv, script (non-root and TTY tests), JSON in scripts
-  prometheus-cpp-dev libcurl4-openssl-dev  # Prometheus export: core, pull (/metrics), push
+  prometheus-cpp-dev libcurl4-openssl-dev  # Prometheus export: data model, /metrics; the push (curl)
   prometheus prometheus-pushgateway curl   # real servers and promtool for the integration tests
   libtracefs-dev libtraceevent-dev trace-cmd  # --trace: private tracefs instances (trace-cmd: tests)
   clang-14 libfuzzer-14-dev        # fuzz targets (tests/fuzz, ci/fuzz.sh)

@@ -69,7 +69,8 @@ void add_run_options(CLI::App* cmd, RunArgs& a) {
   cmd->add_option("--cpus", a.cpus, "CPUs suites may use, e.g. 0-3,6 (default: all allowed)");
   cmd->add_flag("--require-rt", a.require_rt,
                 "exit 4 instead of skipping when a suite cannot get SCHED_FIFO");
-  cmd->add_option("-o,--output", a.output, "write the result JSON here (atomically)");
+  cmd->add_option("-o,--output", a.output,
+                  "write the result JSON here (atomically; gzip-compressed when it ends in .gz)");
   cmd->add_option("--watchdog", a.watchdog_s,
                   "seconds without progress before a measuring thread is declared stuck")
       ->check(finite_number())

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <type_traits>
 
+#include "exporters/gzip_codec.h"
 #include "exporters/json_stream.h"
 #include "exporters/trace_json.h"
 #include "framework/output_file.h"
@@ -221,10 +222,10 @@ nlohmann::ordered_json to_json(const RunReport& report) {
 // Compact: at lab scale the indentation was most of the file (issue 16); `jq .` shows it indented.
 // Written a case at a time: the whole document as one nlohmann tree was 8 times the text (400 MB
 // at 10,000 cases). The text is what to_json(report).dump() writes, byte for byte.
-std::string to_json_text(const RunReport& report) {
+namespace {
+
+void put_json_text(const RunReport& report, const json_stream::Put& put) {
   using json_stream::put_object;
-  std::string out;
-  const json_stream::Put put = [&out](const std::string& piece) { out += piece; };
   put_object(to_json_header(report), "suites", -1, 0, put, [&](const auto& next_suite) {
     for (const SuiteResult& s : report.suites) {
       next_suite();
@@ -232,17 +233,28 @@ std::string to_json_text(const RunReport& report) {
                  [&](const auto& next_case) {
                    for (const Case& c : s.cases) {
                      next_case();
-                     out += case_json(c).dump();
+                     put(case_json(c).dump());
                    }
                  });
     }
   });
-  out += '\n';
+  put("\n");
+}
+
+}  // namespace
+
+std::string to_json_text(const RunReport& report) {
+  std::string out;
+  put_json_text(report, [&out](const std::string& piece) { out += piece; });
   return out;
 }
 
 std::string JsonExporter::write(const RunReport& report) {
-  return write_output(path_, to_json_text(report));
+  if (!gz::wants_gzip(path_)) return write_output(path_, to_json_text(report));
+  // Compressed as it is written: the text is never held whole.
+  gz::Compressor gzip;
+  put_json_text(report, [&gzip](const std::string& piece) { gzip.add(piece); });
+  return write_output(path_, gzip.finish());
 }
 
 }  // namespace rtgate

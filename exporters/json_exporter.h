@@ -1,5 +1,6 @@
-// JSON results, schema "rtgate.result/2" (DESIGN.md), written atomically; and the reader that
-// the gate and the tests use to load them back (it reads /1 too).
+// JSON results, schema "rtgate.result/3" (DESIGN.md; README "Results"), written atomically, as
+// gzip when the path ends in ".gz" (gzip_codec.h); and the reader that the gate and the tests use
+// to load them back (it reads /1 and /2 too, plain or gzip).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -22,7 +23,12 @@ class JsonError : public std::runtime_error {
 // Parses a result document. Throws JsonError with a one-line reason naming the offending field
 // when the text is not JSON, the document not a supported schema or malformed.
 RunReport report_from_text(std::string_view text);
+// A result file's bytes, plain JSON or gzip; `name` names the file in errors.
+RunReport report_from_bytes(std::string_view bytes, const std::string& name);
+// A file, pipe or process substitution, plain JSON or gzip (told by its first bytes, whatever its
+// name); a gzip result may inflate to at most kMaxInflatedBytes.
 RunReport read_report_file(const std::string& path);
+inline constexpr std::size_t kMaxInflatedBytes = std::size_t{1} << 30;  // 20 times 10,000 cases
 // The same for a document already in nlohmann form (tests): it is written out and read back.
 RunReport report_from_json(const nlohmann::json& doc);
 

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "exporters/json_exporter.h"
+#include "exporters/gzip_codec.h"
 #include "exporters/result_from_dom.h"
 
 namespace rtgate {
@@ -182,6 +183,17 @@ RunReport report_from_text(std::string_view text) {
 
 RunReport report_from_json(const nlohmann::json& doc) { return report_from_text(doc.dump()); }
 
+RunReport report_from_bytes(std::string_view bytes, const std::string& name) {
+  if (!gz::is_gzip(bytes)) return report_from_text(bytes);
+  std::string text;
+  std::size_t len = 0;
+  std::string why;
+  if (!gz::inflate_all(bytes, kMaxInflatedBytes, simdjson::SIMDJSON_PADDING, &text, &len, &why)) {
+    throw JsonError("cannot read '" + name + "': gzip: " + why);
+  }
+  return parse_padded(text.data(), len, text.size(), "'" + name + "'");
+}
+
 RunReport read_report_file(const std::string& path) {
   // Read whole with read(2), into a buffer with simdjson's padding behind it (no second copy);
   // pipes and process substitutions work as well as regular files.
@@ -209,6 +221,7 @@ RunReport read_report_file(const std::string& path) {
     len += static_cast<std::size_t>(n);
   }
   ::close(fd);
+  if (gz::is_gzip({text.data(), len})) return report_from_bytes({text.data(), len}, path);
   text.resize(len + simdjson::SIMDJSON_PADDING);
   return parse_padded(text.data(), len, text.size(), "'" + path + "'");
 }

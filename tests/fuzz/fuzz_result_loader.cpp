@@ -1,5 +1,5 @@
-// libFuzzer target: the result loader (report_from_text, behind read_report_file: `rtgate gate`,
-// `compare`, `export` and `run --baseline`). Any input is either a RunReport or a JsonError (not
+// libFuzzer target: the result loader (report_from_bytes, behind read_report_file: `rtgate gate`,
+// `compare`, `export` and `run --baseline`), plain JSON or gzip. Any input is either a RunReport or a JsonError (not
 // JSON, not a result, malformed); anything else escaping, or UB under the sanitizers, is a
 // finding. An accepted result must survive a write and re-read (what `run -o` then `gate` does).
 #include <string_view>
@@ -10,8 +10,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   rtgate::RunReport report;
   try {
-    report = rtgate::report_from_text(
-        std::string_view(reinterpret_cast<const char*>(data), size));
+    report = rtgate::report_from_bytes(
+        std::string_view(reinterpret_cast<const char*>(data), size), "input");
   } catch (const rtgate::JsonError&) {
     return 0;
   }

@@ -62,6 +62,26 @@ TEST(ExportCli, EveryLocalExporterFromAStoredResult) {
   EXPECT_NE(slurp(dir.file("r.html")).find("<!DOCTYPE html>"), std::string::npos);
 }
 
+// A result kept as .json.gz (a farm's archive) is exported and gated as the plain file is.
+TEST(ExportCli, ACompressedResultIsReadAsThePlainOne) {
+  TempDir dir;
+  const RunReport report = read_report_file(result(dir, "cur.json", 1));
+  ASSERT_EQ(JsonExporter(dir.file("cur.json.gz")).write(report), "");
+  ASSERT_EQ(JsonExporter(dir.file("base.json.gz")).write(report), "");
+  EXPECT_LT(std::filesystem::file_size(dir.file("cur.json.gz")) * 3,
+            std::filesystem::file_size(dir.file("cur.json")));
+  auto r = run_rtgate({"export", dir.file("cur.json"), "--textfile", dir.path()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string plain = slurp(dir.file("rtgate.prom"));
+  r = run_rtgate({"export", dir.file("cur.json.gz"), "--textfile", dir.path()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(slurp(dir.file("rtgate.prom")), plain);
+  const auto gz = run_rtgate({"gate", dir.file("base.json.gz"), dir.file("cur.json.gz")});
+  const auto txt = run_rtgate({"gate", dir.file("cur.json"), dir.file("cur.json")});
+  EXPECT_EQ(gz.exit_code, txt.exit_code) << gz.err;
+  EXPECT_EQ(gz.out, txt.out);
+}
+
 TEST(ExportCli, WithABaselineTheExportersCarryTheVerdictsAndTheExitIsStillZero) {
   TempDir dir;
   const std::string base = result(dir, "base.json", 1);
