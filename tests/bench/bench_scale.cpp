@@ -1,7 +1,7 @@
 // What a result costs at lab scale (issue 16): results of 1,000 and 10,000 cases the way a 256-CPU
 // board produces them, and for each size the wall time, peak RSS and output size of writing the
-// JSON (-o), loading it, compare, gate, JUnit, the Prometheus text and a push; plus Prometheus
-// series per case and per result. Figures, not a timed test.
+// JSON (-o, plain and .json.gz), loading it, compare, gate, JUnit, the Prometheus text, what serve
+// holds, and a push; plus Prometheus series per case and per result. Figures, not a timed test.
 //
 // Each phase runs in a fresh process (this binary re-executed with --phase), so its peak RSS
 // (wait4's ru_maxrss) is its own and not the generator's. A phase that loads reports its load
@@ -284,7 +284,14 @@ int main(int argc, char** argv) {
     const double bytes = fs::exists(file) ? static_cast<double>(fs::file_size(file)) : -1;
     std::printf("  (generated in %.2f s)\n", w.get("generate_s"));
     row("write -o", w, bytes);
+    // The same result as -o NAME.json.gz, and the gate reading that.
+    const fs::path packed = dir / ("result-" + std::to_string(n) + ".json.gz");
+    std::vector<std::string> gz_args = write_args;
+    gz_args[1] = packed.string();
+    const Measured wz = measure(gz_args, dir);
+    row("write .gz", wz, fs::exists(packed) ? static_cast<double>(fs::file_size(packed)) : -1);
     row("load", measure({"load", file.string()}, dir));
+    row("gate .gz", measure({"gate", packed.string()}, dir));
     row("compare", measure({"compare", file.string()}, dir));
     row("gate", measure({"gate", file.string()}, dir));
     row("junit", measure({"junit", file.string()}, dir));
