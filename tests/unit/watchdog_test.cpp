@@ -93,14 +93,20 @@ TEST(Watchdog, DemotesAWedgedFifoSpinnerAndTheCpuComesBack) {
   rt::RtThread other({.name = "sched-other", .policy = rt::Policy::kOther, .cpus = {0}}, [&] {
     while (!quit.load(std::memory_order_relaxed)) progress.fetch_add(1, std::memory_order_relaxed);
   });
-  RunOptions opt{.duration_s = 0.5, .watchdog_s = 0.5};
+  // The watchdog's stall clock may start before the spinner does (its thread is created, its
+  // stack prefaulted): 1.5 s leaves the 300 ms window under the spinner a second of margin.
+  // With 0.5 s, a spinner that started 300 ms late was demoted inside the window (once, in a
+  // full unit run: the other thread ran a third of it).
+  RunOptions opt{.duration_s = 0.5, .watchdog_s = 1.5};
   std::atomic<bool> interrupt{false};
   std::uint64_t during = 0, after = 0;
+  int policy_during = -1;
   std::thread observer([&] {
     while (wedged_tid.load() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
     const std::uint64_t p0 = progress.load();
     std::this_thread::sleep_for(std::chrono::milliseconds(300));  // under the spinner
     during = progress.load() - p0;
+    policy_during = policy_of(wedged_tid.load());
     const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
     while (policy_of(wedged_tid.load()) == SCHED_FIFO && std::chrono::steady_clock::now() < end) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
@@ -132,6 +138,7 @@ TEST(Watchdog, DemotesAWedgedFifoSpinnerAndTheCpuComesBack) {
       << out.report.suites[0].reason;
   EXPECT_TRUE(out.abandoned) << "it ignored the stop request";
   EXPECT_EQ(policy, SCHED_OTHER) << "demoted";
+  EXPECT_EQ(policy_during, SCHED_FIFO) << "the first window was not under the spinner";
   EXPECT_GT(after, 3 * during) << "during " << during << ", after " << after;
   std::printf("SCHED_OTHER progress on the spinner's CPU: %llu under it, %llu after the demotion "
               "(300 ms each)\n",
