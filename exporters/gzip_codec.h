@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -31,17 +32,18 @@ class Compressor {
 
  private:
   void run(std::string_view in, int flush);
-  struct State;
-  State* s_;
+  struct State;  // zlib's stream, kept out of this header
+  std::unique_ptr<State> s_;
   std::string staged_;  // pieces not yet deflated
   std::string out_;
 };
 
 // Inflates the gzip members in `bytes` (one, or several one after the other, as `cat a.gz b.gz`
 // makes). On success returns true with the text in out[0, *len) and `padding` bytes to spare
-// behind it; else false with *why set ("not gzip: ...", "truncated", "inflates past N bytes").
+// behind it; else false with *why set ("truncated", "content after the compressed data",
+// "inflates past N MiB", or zlib's reason).
 // `max_len` bounds the text, so that a small hostile file cannot take the machine's memory.
-bool inflate_all(std::string_view bytes, std::size_t max_len, std::size_t padding,
-                 std::string* out, std::size_t* len, std::string* why);
+bool inflate_all(std::string_view bytes, std::size_t max_len, std::size_t padding, std::string* out,
+                 std::size_t* len, std::string* why);
 
 }  // namespace rtgate::gz

@@ -7,8 +7,6 @@
 #include <map>
 #include <set>
 
-#include "exporters/prometheus/text_format.h"
-
 namespace rtgate::prom {
 namespace {
 
@@ -322,16 +320,6 @@ std::shared_ptr<ReportMetrics> build_metrics(const RunReport& report, const gate
   auto metrics = std::make_shared<ReportMetrics>();
   build_series(report, gate, only_suite, options, *metrics);
   return metrics;
-}
-
-std::string to_text(const prometheus::Collectable& metrics) {
-  return exposition_text(metrics.Collect());
-}
-
-std::string to_text(const ReportMetrics& metrics) {
-  std::vector<const prometheus::MetricFamily*> all;
-  for (const auto& f : metrics.families) all.push_back(&f);
-  return exposition_text(all);
 }
 
 }  // namespace rtgate::prom

@@ -69,9 +69,4 @@ std::string case_label_name(const std::string& key);
 std::vector<double> classic_bucket_counts(const LatencyHistogram& h,
                                           const std::vector<double>& bounds_s);
 
-// The text exposition format (what /metrics serves and the textfile collector reads).
-std::string to_text(const prometheus::Collectable& metrics);
-// The same for a result's families, without the copy Collect() makes.
-std::string to_text(const ReportMetrics& metrics);
-
 }  // namespace rtgate::prom

@@ -25,26 +25,16 @@ std::string group_segment(const std::string& name, const std::string& value) {
   static constexpr char kAlphabet[] =
       "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
   std::string out = "/" + name + "@base64/";
-  std::size_t i = 0;
-  for (; i + 2 < value.size(); i += 3) {
-    const unsigned v = static_cast<unsigned char>(value[i]) << 16 |
-                       static_cast<unsigned char>(value[i + 1]) << 8 |
-                       static_cast<unsigned char>(value[i + 2]);
-    for (const int shift : {18, 12, 6, 0}) out += kAlphabet[(v >> shift) & 63];
+  // Each 3 bytes (the last group zero-filled) as 4 letters; "=" for the letters past the end.
+  for (std::size_t i = 0; i < value.size(); i += 3) {
+    const std::size_t n = std::min<std::size_t>(3, value.size() - i);
+    unsigned v = 0;
+    for (std::size_t k = 0; k < 3; ++k) {
+      v = v << 8 | (k < n ? static_cast<unsigned char>(value[i + k]) : 0u);
+    }
+    for (std::size_t k = 0; k < 4; ++k) out += k <= n ? kAlphabet[(v >> (18 - 6 * k)) & 63] : '=';
   }
-  if (i + 1 == value.size()) {
-    const unsigned v = static_cast<unsigned char>(value[i]) << 16;
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += "==";
-  } else if (i + 2 == value.size()) {
-    const unsigned v = static_cast<unsigned char>(value[i]) << 16 |
-                       static_cast<unsigned char>(value[i + 1]) << 8;
-    for (const int shift : {18, 12, 6}) out += kAlphabet[(v >> shift) & 63];
-    out += '=';
-  } else if (value.empty()) {
-    out += '=';  // the Pushgateway's spelling of an empty value
-  }
+  if (value.empty()) out += '=';  // the Pushgateway's spelling of an empty value
   return out;
 }
 
@@ -87,7 +77,7 @@ PutResult put(const std::string& url, const ReportText& text) {
   static const bool initialised = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
   if (!initialised) return {"libcurl could not be initialised", false};
   const std::unique_ptr<CURL, decltype(&curl_easy_cleanup)> curl(curl_easy_init(),
-                                                                  curl_easy_cleanup);
+                                                                 curl_easy_cleanup);
   if (!curl) return {"libcurl could not be initialised", false};
   curl_slist* headers =
       curl_slist_append(nullptr, "Content-Type: text/plain; version=0.0.4; charset=utf-8");

@@ -106,12 +106,6 @@ const char* type_name(prometheus::MetricType t) {
 
 }  // namespace
 
-std::string exposition_text(const std::vector<prometheus::MetricFamily>& families) {
-  std::vector<const prometheus::MetricFamily*> all;
-  for (const auto& f : families) all.push_back(&f);
-  return exposition_text(all);
-}
-
 void append_family_header(std::string& out, const prometheus::MetricFamily& f) {
   out += "# HELP ";
   out += f.name;
@@ -153,15 +147,12 @@ void append_series(std::string& out, const prometheus::MetricFamily& f,
   }
 }
 
-std::string exposition_text(const std::vector<const prometheus::MetricFamily*>& families) {
-  std::size_t series = 0;
-  for (const auto* f : families) series += f->metric.size();
+std::string exposition_text(const std::vector<prometheus::MetricFamily>& families) {
   std::string out;
-  out.reserve(series * 160);
-  for (const prometheus::MetricFamily* f : families) {
-    if (f->metric.empty()) continue;
-    append_family_header(out, *f);
-    for (const prometheus::ClientMetric& m : f->metric) append_series(out, *f, m);
+  for (const prometheus::MetricFamily& f : families) {
+    if (f.metric.empty()) continue;
+    append_family_header(out, f);
+    for (const prometheus::ClientMetric& m : f.metric) append_series(out, f, m);
   }
   return out;
 }

@@ -3,8 +3,8 @@
 // prometheus-cpp's TextSerializer writes through std::ostream a token at a time: 52 MB/s here,
 // 3.6 s for the 850,000 series of a 10,000-case result (issue 16's bench_scale). This writer
 // appends to a string with std::to_chars; --textfile and --push write through it a series at a
-// time (report_text.h), `serve`'s Exposer keeps the library's serializer. Numbers are the shortest text that
-// reads back as the same double; NaN and infinities as the format spells them.
+// time (report_text.h), `serve`'s Exposer keeps the library's serializer. Numbers are the shortest
+// text that reads back as the same double; NaN and infinities as the format spells them.
 #pragma once
 
 #include <prometheus/metric_family.h>
@@ -21,9 +21,8 @@ void append_family_header(std::string& out, const prometheus::MetricFamily& f);
 void append_series(std::string& out, const prometheus::MetricFamily& f,
                    const prometheus::ClientMetric& m);
 
-// Every family that has series, each as its header and its series.
+// Every family that has series, each as its header and its series, in one string (the text of
+// families built as data, which the tests hold to the library's serializer and to ReportText).
 std::string exposition_text(const std::vector<prometheus::MetricFamily>& families);
-// The same without copying the families (ReportMetrics hands its own over).
-std::string exposition_text(const std::vector<const prometheus::MetricFamily*>& families);
 
 }  // namespace rtgate::prom

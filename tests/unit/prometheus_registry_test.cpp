@@ -5,6 +5,7 @@
 #include <random>
 
 #include "exporters/prometheus/pushgateway.h"
+#include "exporters/prometheus/report_text.h"
 #include "framework/gate/compare.h"
 
 namespace rtgate::prom {
@@ -82,7 +83,7 @@ bool has_line(const std::string& text, const std::string& line) {
 
 TEST(PrometheusRegistry, TextCarriesTheFamiliesOfMetricsMd) {
   const RunReport r = sample_report();
-  const std::string text = to_text(*build_metrics(r));
+  const std::string text = build_text(r).str();
   const std::string id =
       R"(host="lab7",kernel_release="6.6.0-rt15",case="cpu0",cpu="0",metric="wakeup_latency",suite="cyclic")";
   EXPECT_TRUE(has_line(text, "rtgate_latency_seconds_count{" + id + "} 4")) << text;
@@ -91,7 +92,7 @@ TEST(PrometheusRegistry, TextCarriesTheFamiliesOfMetricsMd) {
   // The default (coarse) buckets start at 10 us: all four samples are in the first.
   EXPECT_TRUE(has_line(text, "rtgate_latency_seconds_bucket{" + id + R"(,le="1e-05"} 4)")) << text;
   const std::string standard =
-      to_text(*build_metrics(r, nullptr, "", {.bounds_s = latency_bucket_bounds()}));
+      build_text(r, nullptr, "", {.bounds_s = latency_bucket_bounds()}).str();
   EXPECT_TRUE(has_line(standard, "rtgate_latency_seconds_bucket{" + id + R"(,le="5e-06"} 2)"))
       << standard;
   EXPECT_TRUE(has_line(text, "rtgate_latency_max_seconds{" + id + "} 8e-06")) << text;
@@ -124,7 +125,7 @@ TEST(PrometheusRegistry, TextCarriesTheFamiliesOfMetricsMd) {
 TEST(PrometheusRegistry, VerdictsAreAStateSetWhenAGateRan) {
   const RunReport r = sample_report();
   const gate::GateReport g = gate::compare(r, r);
-  const std::string text = to_text(*build_metrics(r, &g));
+  const std::string text = build_text(r, &g).str();
   // One run a side: the gate cannot tell (inconclusive); the state set says so and only so.
   const gate::MetricVerdict* w = nullptr;
   for (const auto& m : g.suites[0].metrics) {
@@ -150,7 +151,7 @@ TEST(PrometheusRegistry, OnlySuiteSelectsOneGroup) {
   RunReport r = sample_report();
   r.suites.push_back(r.suites[0]);
   r.suites[1].name = "other";
-  const std::string text = to_text(*build_metrics(r, nullptr, "other"));
+  const std::string text = build_text(r, nullptr, "other").str();
   EXPECT_EQ(text.find(R"(suite="cyclic")"), std::string::npos);
   EXPECT_NE(text.find(R"(suite="other")"), std::string::npos);
 }

@@ -1,12 +1,12 @@
 // The text --textfile writes and --push sends, built a series at a time (report_text.h), against
 // the text of the same families built as data (which PrometheusTextFormat holds to
 // prometheus-cpp's serializer): the same bytes, for every series choice and for one suite.
-#include "exporters/prometheus/report_text.h"
-
 #include <gtest/gtest.h>
 
 #include <random>
 
+#include "exporters/prometheus/report_text.h"
+#include "exporters/prometheus/text_format.h"
 #include "framework/gate/compare.h"
 #include "tests/unit/gate_sim.h"
 
@@ -30,12 +30,12 @@ TEST(PrometheusReportText, IsTheTextOfTheFamiliesBuiltAsData) {
   const RunReport r = board(3, 2);
   ASSERT_GE(r.suites.size(), 2u);
   const gate::GateReport g = gate::compare(r, r);
-  for (const auto& options :
-       {SeriesOptions{}, SeriesOptions{.bounds_s = bucket_set("standard")},
-        SeriesOptions{.bounds_s = {}}, SeriesOptions{.per_case = false}}) {
+  for (const auto& options : {SeriesOptions{}, SeriesOptions{.bounds_s = bucket_set("standard")},
+                              SeriesOptions{.bounds_s = {}}, SeriesOptions{.per_case = false}}) {
     for (const gate::GateReport* verdicts : {static_cast<const gate::GateReport*>(nullptr), &g}) {
       for (const std::string& only : {std::string(), r.suites[1].name}) {
-        const std::string data = to_text(*build_metrics(r, verdicts, only, options));
+        const std::string data =
+            exposition_text(build_metrics(r, verdicts, only, options)->Collect());
         const ReportText text = build_text(r, verdicts, only, options);
         ASSERT_GT(data.size(), 500u);
         EXPECT_EQ(text.str(), data) << "suite '" << only << "'";
@@ -47,7 +47,7 @@ TEST(PrometheusReportText, IsTheTextOfTheFamiliesBuiltAsData) {
 
 TEST(PrometheusReportText, ALargeResultIsHeldInWholeLineChunksOfAboutAMegabyte) {
   const RunReport r = board(1024, 16);
-  const std::string data = to_text(*build_metrics(r));
+  const std::string data = exposition_text(build_metrics(r)->Collect());
   ASSERT_GT(data.size(), 3u << 20) << "too small to need several chunks";
   const ReportText text = build_text(r);
   const auto pieces = text.pieces();

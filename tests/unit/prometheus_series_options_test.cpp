@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "exporters/prometheus/prometheus_registry.h"
+#include "exporters/prometheus/report_text.h"
 #include "exporters/prometheus/series_options.h"
 #include "framework/gate/compare.h"
 #include "tests/unit/gate_sim.h"
@@ -59,7 +60,7 @@ TEST(PrometheusSeriesOptions, EachBucketSetGivesItsSeriesPerLatencyMetric) {
   const auto count = [&](const std::string& buckets) {
     std::string why;
     const auto o = parse_series_options(buckets, "all", &why);
-    return series(to_text(*build_metrics(r, nullptr, "", *o)), "rtgate_latency_seconds");
+    return series(build_text(r, nullptr, "", *o).str(), "rtgate_latency_seconds");
   };
   // le bounds + Inf, _sum and _count per metric.
   EXPECT_EQ(count("coarse"), 4u * (7 + 1 + 2));
@@ -68,18 +69,18 @@ TEST(PrometheusSeriesOptions, EachBucketSetGivesItsSeriesPerLatencyMetric) {
   // The exact quantiles and max stay whatever the buckets.
   std::string why;
   const std::string none =
-      to_text(*build_metrics(r, nullptr, "", *parse_series_options("none", "all", &why)));
+      build_text(r, nullptr, "", *parse_series_options("none", "all", &why)).str();
   EXPECT_EQ(series(none, "rtgate_latency_max_seconds"), 4u);
   EXPECT_EQ(series(none, "rtgate_latency_quantile_seconds"), 4u * (5 + 2));
   // The default is the coarse set.
-  EXPECT_EQ(series(to_text(*build_metrics(r)), "rtgate_latency_seconds"), count("coarse"));
+  EXPECT_EQ(series(build_text(r).str(), "rtgate_latency_seconds"), count("coarse"));
 }
 
 TEST(PrometheusSeriesOptions, SuiteModeKeepsAFixedNumberOfSeriesWithTheWorstCase) {
   std::string why;
   const SeriesOptions suite_only = *parse_series_options("", "suite", &why);
-  const std::string small = to_text(*build_metrics(lab(4, 3), nullptr, "", suite_only));
-  const std::string large = to_text(*build_metrics(lab(64, 40), nullptr, "", suite_only));
+  const std::string small = build_text(lab(4, 3), nullptr, "", suite_only).str();
+  const std::string large = build_text(lab(64, 40), nullptr, "", suite_only).str();
   EXPECT_EQ(series(small), series(large));  // whatever the number of cases
   EXPECT_EQ(series(large, "rtgate_latency_seconds"), 0u);
   EXPECT_EQ(series(large, "rtgate_throughput"), 0u);

@@ -1,17 +1,28 @@
 // The older encodings of a result document, made from what rtgate writes now (/3), for the tests
 // that check they still load (and a one-case report to write): /2 (the layout in every histogram,
 // "spans" of consecutive buckets, per-run columns always) and /1 (buckets as [lower, upper, count],
-// runs as summary objects).
+// runs as summary objects). And the lab result those tests write and read.
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <random>
 #include <utility>
 #include <vector>
 
 #include "framework/measure/latency_histogram.h"
 #include "framework/report/report.h"
+#include "tests/unit/gate_sim.h"
 
 namespace rtgate::test {
+
+// A small board's result: cyclic on 4 CPUs and lock.latency over 3 locks, 5 runs (seeded).
+inline RunReport lab_result() {
+  std::mt19937_64 rng(3);
+  gate::sim::Layout l;
+  l.cpus = 4;
+  l.locks = 3;
+  return gate::sim::side(rng, l, 5, {});
+}
 
 // A report of one suite ("cyclic") with one case ("cpu0") holding `metrics`.
 inline RunReport one_case(std::vector<Metric> metrics) {

@@ -1,19 +1,17 @@
 // Results stored as .json.gz (gzip_codec.h): written compressed as they are produced, read by
 // content whatever the name, from files, gzip(1)'s output and concatenated members alike; a
 // damaged or oversized one is a one-line JsonError, never a crash or an unbounded allocation.
-#include "exporters/gzip_codec.h"
-
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <random>
 
+#include "exporters/gzip_codec.h"
 #include "exporters/json_exporter.h"
-#include "tests/unit/gate_sim.h"
 #include "tests/unit/load_test_helpers.h"
+#include "tests/unit/result_encodings.h"
 
 namespace rtgate {
 namespace {
@@ -27,14 +25,6 @@ std::string slurp(const std::string& path) {
 
 void spit(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
-}
-
-RunReport board() {
-  std::mt19937_64 rng(3);
-  gate::sim::Layout l;
-  l.cpus = 4;
-  l.locks = 3;
-  return gate::sim::side(rng, l, 3, {});
 }
 
 std::string inflated(const std::string& gz) {
@@ -64,7 +54,7 @@ std::string load_error(const std::string& path) {
 
 TEST(ResultGzip, ADotGzOutputIsTheSameTextCompressedAndLoadsTheSame) {
   TempDir dir;
-  const RunReport r = board();
+  const RunReport r = test::lab_result();
   const std::string plain = dir.path + "/r.json", packed = dir.path + "/r.json.gz";
   ASSERT_EQ(JsonExporter(plain).write(r), "");
   ASSERT_EQ(JsonExporter(packed).write(r), "");
@@ -82,7 +72,7 @@ TEST(ResultGzip, ADotGzOutputIsTheSameTextCompressedAndLoadsTheSame) {
 
 TEST(ResultGzip, GzipsOwnOutputAndConcatenatedMembersLoad) {
   TempDir dir;
-  const std::string text = to_json_text(board());
+  const std::string text = to_json_text(test::lab_result());
   spit(dir.path + "/a", text.substr(0, text.size() / 2));
   spit(dir.path + "/b", text.substr(text.size() / 2));
   ASSERT_EQ(std::system(("gzip -9 -c " + dir.path + "/a > " + dir.path + "/whole.gz && " +
@@ -96,14 +86,15 @@ TEST(ResultGzip, GzipsOwnOutputAndConcatenatedMembersLoad) {
 TEST(ResultGzip, DamageIsAOneLineErrorNamingTheFile) {
   TempDir dir;
   const std::string path = dir.path + "/r.json.gz";
-  ASSERT_EQ(JsonExporter(path).write(board()), "");
+  ASSERT_EQ(JsonExporter(path).write(test::lab_result()), "");
   const std::string good = slurp(path);
   spit(path, good.substr(0, good.size() - 100));
   std::string e = load_error(path);
   EXPECT_NE(e.find("cannot read '" + path + "': gzip: "), std::string::npos) << e;
   EXPECT_EQ(e.find('\n'), std::string::npos) << e;
   std::string flipped = good;
-  for (std::size_t i = 40; i < flipped.size() - 20; i += 97) flipped[i] = static_cast<char>(~flipped[i]);
+  for (std::size_t i = 40; i < flipped.size() - 20; i += 97)
+    flipped[i] = static_cast<char>(~flipped[i]);
   spit(path, flipped);
   e = load_error(path);
   EXPECT_NE(e.find("gzip: "), std::string::npos) << e;

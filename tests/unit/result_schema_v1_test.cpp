@@ -9,7 +9,6 @@
 #include <sstream>
 
 #include "exporters/json_exporter.h"
-#include "tests/unit/gate_sim.h"
 #include "tests/unit/result_encodings.h"
 
 namespace rtgate {
@@ -19,14 +18,7 @@ using json = nlohmann::json;
 
 using test::as_v1;
 using test::as_v2;
-
-RunReport lab_result() {
-  std::mt19937_64 rng(3);
-  gate::sim::Layout l;
-  l.cpus = 4;
-  l.locks = 3;
-  return gate::sim::side(rng, l, 5, {});
-}
+using test::lab_result;
 
 TEST(ResultSchemaV1, AnOldResultLoadsAsTheSameReport) {
   const RunReport r = lab_result();
