@@ -87,9 +87,16 @@ TEST(Trace, TheWorstSampleNamesTheRtSpinnerThatHeldTheCpu) {
   // least 90%. Idle and the thread's own time are left out: in a VM they are where the host's
   // steal shows (the guest trace sees an idle vCPU whose timer fires late, or a thread that ran
   // slowly), and the spinner cannot cause either; on this VM under steal they reached 16% and 8%.
+  // SCHED_OTHER tasks are left out too: one runs beside a waiting FIFO thread only while the RT
+  // class is throttled (sched_rt_runtime_us), which the 90% spinner plus the measuring thread can
+  // reach; whatever ordinary task is runnable then takes the time (on this VM the sandbox's
+  // agent, tokio-rt-worker, 1.0-1.1 ms of 9.3 ms in two clean-clone CI runs).
   std::int64_t held_by_others = latency;
   for (const auto& p : (*a)["parts"]) {
-    if (p["kind"] == "idle" || p["kind"] == "self") held_by_others -= p["ns"].get<std::int64_t>();
+    const bool ordinary_task = p["kind"] == "task" && p.value("policy", "") == "SCHED_OTHER";
+    if (p["kind"] == "idle" || p["kind"] == "self" || ordinary_task) {
+      held_by_others -= p["ns"].get<std::int64_t>();
+    }
   }
   EXPECT_GE(top["ns"].get<double>(), 0.9 * static_cast<double>(held_by_others)) << a->dump(1);
   EXPECT_EQ(parts_sum(*a), latency) << "the parts add up to the latency";
