@@ -1,0 +1,268 @@
+#!/usr/bin/env bash
+# A virtual board: boot one of Debian's kernels (PREEMPT_RT among them) under QEMU with this
+# machine's root file system, run one command inside it, bring back its output and exit code.
+#
+#   ci/lab/board.sh --kernel KERNEL [OPTIONS] -- COMMAND [ARG...]
+#
+#   --kernel K     a Debian kernel: package (linux-image-6.1.0-53-rt-amd64-unsigned), release
+#                  (6.1.0-53-rt, 6.1.0-53-rt-amd64), package version (6.1.187, 6.1.187-1; the
+#                  --flavour picks among the packages of that version) or a .deb file
+#   --flavour F    with a version: rt (default), amd64, cloud-amd64
+#   --out DIR      the job folder (default ./lab-out): the command runs there, with the same path
+#                  inside the guest, writable; console.log and the command's files stay in it
+#   --lab DIR      cache for packages, kernels and initramfs (default $RTGATE_LAB_DIR, else
+#                  ~/.cache/rtgate-lab)
+#   --accel A      auto (default: KVM when a test boot under it reaches init, else TCG), kvm, tcg
+#   --smp N, --mem MB   guest CPUs (default 2) and memory (default 2048)
+#   --append ARGS  more kernel command line (isolcpus=1, threadirqs, ...)
+#   --hostname H   the guest's host name (default rtgate-lab; ci/gate-kernel.sh keys on it)
+#   --timeout S    hard limit for boot, command and power-off (default 900); qemu is killed then
+#   --fetch-only   fetch the kernel and build the initramfs, print the kernel release, boot nothing
+#
+# Inside, the host's / is the root (read-only, with writes kept in guest RAM), so the host's
+# build/rtgate, rt-tests, rtla and trace-cmd run as they are; PATH starts with the build folder
+# ($RTGATE_BUILD_DIR or build) and ci/. The kernel package comes from the Debian archive through
+# apt-get download; nothing else is fetched. qemu never outlives this script.
+#
+# Exit code: the command's own; 2 bad usage; 124 the hard limit was hit; 125 the board could not
+# boot or run the command (the reason and the console's tail are printed).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+die() { echo "board.sh: $*" >&2; exit 2; }
+fail() { echo "board.sh: $*" >&2; exit 125; }
+say() { echo "lab: $*" >&2; }
+
+kernel="" flavour=rt out=lab-out lab=${RTGATE_LAB_DIR:-${HOME:-/root}/.cache/rtgate-lab}
+accel=auto smp=2 mem=2048 append="" guest_host=rtgate-lab limit=900 fetch_only=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --kernel) kernel=${2:?}; shift 2 ;;
+    --flavour) flavour=${2:?}; shift 2 ;;
+    --out) out=${2:?}; shift 2 ;;
+    --lab) lab=${2:?}; shift 2 ;;
+    --accel) accel=${2:?}; shift 2 ;;
+    --smp) smp=${2:?}; shift 2 ;;
+    --mem) mem=${2:?}; shift 2 ;;
+    --append) append=${2:?}; shift 2 ;;
+    --hostname) guest_host=${2:?}; shift 2 ;;
+    --timeout) limit=${2:?}; shift 2 ;;
+    --fetch-only) fetch_only=1; shift ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --) shift; break ;;
+    *) die "unknown option $1 (the command goes after --)" ;;
+  esac
+done
+[ -n "$kernel" ] || die "--kernel is required (e.g. --kernel 6.1.0-53-rt)"
+[ $# -gt 0 ] || [ "$fetch_only" = 1 ] || die "no command given (after --)"
+case "$accel" in auto|kvm|tcg) ;; *) die "--accel $accel: use auto, kvm or tcg" ;; esac
+[[ "$smp" =~ ^[1-9][0-9]*$ ]] || die "--smp $smp: a positive number"
+[[ "$mem" =~ ^[1-9][0-9]*$ ]] || die "--mem $mem: megabytes, a positive number"
+[[ "$limit" =~ ^[1-9][0-9]*$ ]] || die "--timeout $limit: seconds, a positive number"
+[[ "$guest_host" =~ ^[A-Za-z0-9.-]+$ ]] || die "--hostname $guest_host: letters, digits, . and -"
+for tool in qemu-system-x86_64 dpkg-deb depmod modprobe cpio busybox apt-get; do
+  command -v "$tool" > /dev/null || fail "$tool not found (ci/setup.sh installs it)"
+done
+
+# --- the kernel package -------------------------------------------------------------------------
+package_of() {
+  local k=$1
+  case "$k" in
+    *.deb) echo "$k"; return ;;
+    linux-image-*) echo "$k"; return ;;
+  esac
+  if [[ "$k" =~ [a-z]$ ]]; then  # a release ends in its flavour: 6.1.0-53-rt(-amd64)
+    echo "linux-image-${k%-amd64}-amd64-unsigned"
+    return
+  fi
+  # A package version: the packages of the flavour whose version starts with it.
+  local p
+  for p in $(apt-cache search --names-only "^linux-image-[0-9].*-${flavour%-amd64}-amd64-unsigned\$" |
+             cut -d' ' -f1); do
+    if apt-cache show --no-all-versions "$p" 2> /dev/null | grep -q "^Version: $k"; then
+      echo "$p"
+      return
+    fi
+  done
+  fail "no $flavour kernel package of version $k in the apt lists (apt-cache search linux-image)"
+}
+
+fetch_deb() {
+  local pkg=$1 deb
+  if [[ "$pkg" == *.deb ]]; then
+    [ -f "$pkg" ] || fail "$pkg: no such file"
+    echo "$pkg"
+    return
+  fi
+  mkdir -p "$lab/debs"
+  deb=$(ls "$lab/debs/${pkg}_"*.deb 2> /dev/null | sort -V | tail -1 || true)
+  if [ -z "$deb" ]; then
+    if ! apt-cache show "$pkg" > /dev/null 2>&1; then
+      apt-get update -qq > /dev/null 2>&1 || true
+      apt-cache show "$pkg" > /dev/null 2>&1 || fail "$pkg is not in Debian's apt lists"
+    fi
+    say "fetching $pkg (apt-get download)"
+    (cd "$lab/debs" && apt-get download -qq "$pkg" 2>&1 | grep -v '^W: Download is performed unsandboxed' >&2) ||
+      true
+    deb=$(ls "$lab/debs/${pkg}_"*.deb 2> /dev/null | sort -V | tail -1 || true)
+    [ -n "$deb" ] || fail "apt-get download $pkg failed"
+  fi
+  echo "$deb"
+}
+
+pkg=$(package_of "$kernel")
+deb=$(fetch_deb "$pkg")
+release=$(dpkg-deb -c "$deb" | grep -o 'boot/vmlinuz-[^ ]*$' | head -1 | sed 's|boot/vmlinuz-||')
+[ -n "$release" ] || fail "$deb holds no boot/vmlinuz-*: not a kernel image package"
+kdir="$lab/kernels/$release"
+if [ ! -f "$kdir/.extracted" ]; then
+  rm -rf "$kdir"
+  mkdir -p "$kdir"
+  dpkg-deb -x "$deb" "$kdir/root"
+  depmod -b "$kdir/root" "$release"
+  touch "$kdir/.extracted"
+fi
+
+# --- the initramfs: busybox, the modules the root needs, /init ----------------------------------
+initrd="$kdir/initramfs.cpio.gz"
+if [ ! -f "$initrd" ] || [ "$here/init" -nt "$initrd" ] || [ "$0" -nt "$initrd" ]; then
+  stage=$(mktemp -d)
+  mkdir -p "$stage/bin" "$stage/modules" "$stage/proc" "$stage/sys" "$stage/dev"
+  cp "$(command -v busybox)" "$stage/bin/busybox"
+  for applet in $(busybox --list); do
+    [ "$applet" = busybox ] || ln -s busybox "$stage/bin/$applet"
+  done
+  : > "$stage/modules.order"
+  for ko in $(for m in virtio_pci 9pnet_virtio 9p overlay; do
+                modprobe -d "$kdir/root" -S "$release" --show-depends "$m" 2> /dev/null
+              done | awk '$1 == "insmod" {print $2}'); do
+    name=$(basename "$ko")
+    grep -qx "$name" "$stage/modules.order" && continue
+    case "$ko" in
+      *.xz) xz -dc "$ko" > "$stage/modules/${name%.xz}"; name=${name%.xz} ;;
+      *.zst) zstd -qdc "$ko" > "$stage/modules/${name%.zst}"; name=${name%.zst} ;;
+      *) cp "$ko" "$stage/modules/$name" ;;
+    esac
+    echo "$name" >> "$stage/modules.order"
+  done
+  grep -q '^9p.ko$' "$stage/modules.order" || {
+    # Built in, not modules: nothing to load, which is fine; a kernel with neither cannot boot here.
+    grep -q 'CONFIG_9P_FS=y' "$kdir/root/boot/config-$release" ||
+      fail "$release has no 9p file system (CONFIG_9P_FS): it cannot mount the host's root"
+  }
+  cp "$here/init" "$stage/init"
+  chmod 755 "$stage/init"
+  (cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) > "$initrd.tmp"
+  mv "$initrd.tmp" "$initrd"
+  rm -rf "$stage" "$kdir"/kvm-probe.*
+fi
+vmlinuz="$kdir/root/boot/vmlinuz-$release"
+if [ "$fetch_only" = 1 ]; then
+  echo "$release"
+  exit 0
+fi
+
+# --- one boot -----------------------------------------------------------------------------------
+qpid=""
+cleanup() {
+  if [ -n "$qpid" ] && kill -0 "$qpid" 2> /dev/null; then
+    kill "$qpid" 2> /dev/null || true
+    sleep 1
+    kill -9 "$qpid" 2> /dev/null || true
+  fi
+  # timeout(1) runs qemu as its child: make sure neither is left.
+  [ -z "${pidfile:-}" ] || { [ -f "$pidfile" ] && kill -9 "$(cat "$pidfile")" 2> /dev/null; } || true
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# boot JOBDIR ACCEL SECONDS: the guest runs JOBDIR/.lab/cmd; returns timeout(1)'s code.
+boot() {
+  local dir=$1 how=$2 secs=$3 cpu=max
+  [ "$how" = kvm ] && cpu=host
+  pidfile="$dir/.lab/qemu.pid"
+  rm -f "$pidfile"
+  # In a subshell whose messages go to the log: a qemu ended by the limit is not our stderr's news.
+  (timeout --kill-after=5 "$secs" qemu-system-x86_64 \
+    -accel "$how" -cpu "$cpu" -smp "$smp" -m "$mem" -no-reboot -display none -monitor none \
+    -nic none -serial "file:$dir/console.log" -pidfile "$pidfile" \
+    -kernel "$vmlinuz" -initrd "$initrd" \
+    -append "console=ttyS0 panic=-1 loglevel=4 rdinit=/init rtgate_lab.out=$dir rtgate_lab.host=$guest_host $append" \
+    -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+    -virtfs "local,path=$dir,mount_tag=out,security_model=none,multidevs=remap"; exit $?) \
+    > "$dir/.lab/qemu.log" 2>&1 &
+  qpid=$!
+  local code=0
+  wait "$qpid" || code=$?
+  qpid=""
+  return "$code"
+}
+
+prepare_job() {  # DIR PATH-INSIDE, then the command in the remaining arguments
+  local dir=$1 path=$2
+  shift 2
+  rm -rf "$dir/.lab" "$dir/console.log"
+  mkdir -p "$dir/.lab"
+  printf '%s\n' "$path" > "$dir/.lab/path"
+  { printf 'exec'; printf ' %q' "$@"; printf '\n'; } > "$dir/.lab/cmd"
+}
+
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+[[ "$out" =~ ^[A-Za-z0-9._/+-]+$ ]] || die "--out $out: the path may hold only letters, digits and ._/+-"
+guest_path="${RTGATE_BUILD_DIR:+$(cd "$RTGATE_BUILD_DIR" 2> /dev/null && pwd):}$repo/build:$repo/ci"
+guest_path+=":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+if [ "$accel" = auto ]; then
+  accel=tcg
+  why="no usable /dev/kvm"
+  if [ -w /dev/kvm ]; then
+    # Nested KVM can hang right after real-mode setup: a test boot must reach init. Its answer
+    # holds for this
+    # initramfs of this kernel and this host boot.
+    probe_file="$kdir/kvm-probe.$(cat /proc/sys/kernel/random/boot_id 2> /dev/null || echo unknown)"
+    if [ ! -f "$probe_file" ]; then
+      say "testing KVM with a short boot (once per kernel and host boot)"
+      probe=$(mktemp -d "$lab/probe.XXXXXX")
+      prepare_job "$probe" "$guest_path" true
+      boot "$probe" kvm 25 || true
+      if [ -f "$probe/.lab/exit" ]; then echo works > "$probe_file"; else echo hung > "$probe_file"; fi
+      rm -rf "$probe"
+    fi
+    if [ "$(cat "$probe_file")" = works ]; then
+      accel=kvm why="/dev/kvm works"
+    else
+      why="/dev/kvm is there, but a test boot under it failed or never reached init"
+      why+=" (nested KVM)"
+    fi
+  fi
+  say "accelerator: $accel ($why)"
+else
+  say "accelerator: $accel (as asked)"
+fi
+
+prepare_job "$out" "$guest_path" "$@"
+say "booting $release (from $(basename "$deb")), $smp CPUs, $mem MB, limit ${limit}s; job folder $out"
+t0=$(date +%s.%N)
+code=0
+boot "$out" "$accel" "$limit" || code=$?
+t1=$(date +%s.%N)
+secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+
+[ -f "$out/.lab/stdout" ] && cat "$out/.lab/stdout"
+[ -f "$out/.lab/stderr" ] && cat "$out/.lab/stderr" >&2
+if [ "$code" = 124 ] || [ "$code" = 137 ]; then
+  say "hard limit of ${limit}s reached: qemu killed; console tail:"
+  tail -n 15 "$out/console.log" >&2 || true
+  exit 124
+fi
+if [ ! -f "$out/.lab/exit" ]; then
+  say "the board did not run the command (qemu exit $code); console tail:"
+  tail -n 25 "$out/console.log" >&2 || true
+  tail -n 5 "$out/.lab/qemu.log" >&2 || true
+  exit 125
+fi
+rc=$(cat "$out/.lab/exit")
+say "$release under ${accel^^}: boot, command and power-off in ${secs}s; command exit $rc"
+exit "$rc"
