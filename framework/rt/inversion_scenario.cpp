@@ -1,6 +1,8 @@
 #include "framework/rt/inversion_scenario.h"
 
 #include <time.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -38,6 +40,25 @@ void wait_for(const std::atomic<bool>& flag, std::int64_t limit_ns) {
   }
 }
 
+// Sleeps in the kernel until `word` is not 0 or `limit_ns` has passed. A sleeping wait, not a
+// spin: mid parks on low's CPU above low, and must not take that CPU before high starts.
+void park_until_set(std::atomic<std::uint32_t>& word, std::int64_t limit_ns) {
+  const std::int64_t end = monotonic_ns() + limit_ns;
+  while (word.load() == 0) {
+    const std::int64_t left = end - monotonic_ns();
+    if (left <= 0) return;
+    const timespec ts{static_cast<time_t>(left / 1'000'000'000), static_cast<long>(left % 1'000'000'000)};
+    syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, 0u, &ts,
+            nullptr, 0);
+  }
+}
+
+void wake(std::atomic<std::uint32_t>& word) {
+  word.store(1);
+  syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAKE_PRIVATE, 1, nullptr,
+          nullptr, 0);
+}
+
 }  // namespace
 
 int kernel_priority(int tid) {
@@ -64,41 +85,62 @@ InversionResult run_inversion(const InversionSetup& s) {
 
   auto scenario = [&] {
     std::atomic<bool> low_holds{false}, high_started{false}, high_done{false};
+    std::atomic<std::uint32_t> mid_go{0}, low_go{0};
     std::atomic<int> high_tid{0};
+    std::atomic<std::int64_t> low_released_at{0}, high_called_at{0};
     std::unique_ptr<RtThread> low, high, mid;
     low = std::make_unique<RtThread>(
         ThreadSpec{.name = "inv-low", .priority = s.low_prio, .cpus = {cpu}}, [&] {
           s.low_acquire();
           low_holds = true;
+          // Holding the lock, low sleeps until high runs: its critical section starts only then,
+          // however long the conductor takes to create mid and high (tens of ms under TCG).
+          park_until_set(low_go, limit_ns);
           burn_cpu_ns(s.critical_ns, limit_ns);
+          low_released_at = monotonic_ns();
           s.low_release();
         });
     wait_for(low_holds, limit_ns);
+    mid = std::make_unique<RtThread>(
+        ThreadSpec{.name = "inv-mid", .priority = s.mid_prio, .cpus = {cpu}}, [&] {
+          park_until_set(mid_go, limit_ns);
+          spin_for_ns(s.spin_ns);
+        });
+    mid->tid();  // started: from here on it is parked, or about to park, above low
     high = std::make_unique<RtThread>(
         ThreadSpec{.name = "inv-high", .priority = s.high_prio, .cpus = {cpu}}, [&] {
           high_tid = gettid();
           high_started = true;
+          // Low and mid are runnable now, but below high until high blocks.
+          wake(low_go);
+          wake(mid_go);
           const std::int64_t t0 = monotonic_ns();
+          high_called_at = t0;
           s.high_acquire();
           r.high_wait_ns = monotonic_ns() - t0;
           s.high_release();
           high_done = true;
         });
     wait_for(high_started, limit_ns);
-    // High is blocked once the kernel shows it sleeping (or it already got the lock).
+    // Evidence while high waits: its state, and low's highest effective priority.
     const std::int64_t end = monotonic_ns() + limit_ns;
-    while (!high_done.load() && kernel_state(high_tid) != 'S' && monotonic_ns() < end) {
+    while (!high_done.load() && monotonic_ns() < end) {
+      const char state = kernel_state(high_tid);
+      const int low_prio = kernel_priority(low->tid());
+      if (high_done.load()) break;
+      if (state == 'S' || state == 'D') {
+        r.high_prio_reported = kernel_priority(high_tid);
+        if (!r.high_seen_blocked || low_prio < r.low_prio_while_blocked) {
+          r.low_prio_while_blocked = low_prio;
+        }
+        r.high_seen_blocked = true;
+        r.high_state_seen = state;
+      }
     }
-    r.high_blocked = !high_done.load() && kernel_state(high_tid) == 'S';
-    r.low_prio_while_blocked = kernel_priority(low->tid());
-    r.high_prio_reported = kernel_priority(high_tid);
-    mid = std::make_unique<RtThread>(
-        ThreadSpec{.name = "inv-mid", .priority = s.mid_prio, .cpus = {cpu}}, [&] {
-          spin_for_ns(s.spin_ns);
-        });
     high->join();
     low->join();
     mid->join();
+    r.contended = high_called_at.load() != 0 && high_called_at.load() < low_released_at.load();
   };
   auto body = [&] {
     try {

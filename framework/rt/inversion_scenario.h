@@ -1,13 +1,20 @@
 // The classic priority-inversion scenario, on one CPU, for any lock.
 //
-//   low  (FIFO low_prio)  takes the lock and works `critical_ns` of CPU time inside it;
-//   high (FIFO high_prio) is started, blocks on the lock;
-//   mid  (FIFO mid_prio)  is started once high sleeps in the kernel, and spins `spin_ns`.
+//   low  (FIFO low_prio)  takes the lock and parks on a futex, holding it;
+//   mid  (FIFO mid_prio)  is started and parks on a futex;
+//   high (FIFO high_prio) is started, wakes low and mid, then blocks on the lock;
+//   then low works `critical_ns` of CPU time inside the lock, unless mid (spinning `spin_ns`)
+//   keeps it off the CPU.
 //
 // Without priority inheritance mid keeps low off the CPU, so high waits >= spin_ns. With PI the
 // kernel boosts low to high's priority, mid cannot preempt it, and high waits about critical_ns.
-// A conductor thread on another CPU (FIFO, above all three) sequences the steps and reads low's
-// effective priority from /proc while high is blocked.
+// The order needs no observer and no timing: high wakes low and mid while high itself runs on
+// the shared CPU, so neither runs before high blocks, and mid runs then only if low was not
+// boosted. Earlier, low's critical section started when it took the lock and mid was started
+// once the conductor saw high asleep in /proc: under TCG, creating the threads alone outlasted
+// the critical section, and high found the lock free in every round.
+// The conductor (FIFO, above all three) still watches /proc while high waits, to report low's
+// effective priority; that reading is evidence, not what the scenario depends on.
 #pragma once
 
 #include <cstdint>
@@ -28,11 +35,17 @@ struct InversionSetup {
 
 struct InversionResult {
   std::int64_t high_wait_ns = 0;  // from high's lock call to its return
-  // Kernel-reported priorities (/proc/<tid>/stat field 18: -1 - rt_priority for RT tasks).
-  int low_prio_while_blocked = 0;  // low's effective priority while high was blocked
+  // High called lock while low still held it (low released after high's call): the scenario
+  // engaged. Decided by the two threads' own clock readings, not by an observer.
+  bool contended = false;
+  // What the conductor saw in /proc while high waited (it may see nothing on a slow machine).
+  bool high_seen_blocked = false;  // high was seen asleep in the kernel ('S' or 'D')
+  char high_state_seen = '?';      // the state it was seen in
+  // Kernel-reported priorities (/proc/<tid>/stat field 18: -1 - rt_priority for RT tasks); only
+  // meaningful with high_seen_blocked.
+  int low_prio_while_blocked = 0;  // low's highest effective priority seen while high waited
   int high_prio_reported = 0;
-  bool high_blocked = false;  // high was seen sleeping in the kernel before mid started
-  std::string error;          // non-empty: the scenario could not be run (no second CPU, EPERM)
+  std::string error;  // non-empty: the scenario could not be run (no second CPU, EPERM)
 };
 
 // Needs SCHED_FIFO and at least two CPUs. Bounded: every spin is time-limited.

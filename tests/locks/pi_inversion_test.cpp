@@ -15,9 +15,9 @@
 namespace rtgate::locks::test {
 namespace {
 
-// 20 ms: the conductor (a SCHED_OTHER thread on another CPU) must see high blocked and read the
-// priorities while low still holds the lock; with 5 ms, CPU steal on this VM made it late often
-// enough that high had already got the lock ("high never slept", twice in one CI run).
+// 20 ms: the conductor on another CPU reads the priorities from /proc while low still holds the
+// lock; with 5 ms, CPU steal on this VM made it late often enough to see nothing. The scenario
+// itself no longer depends on it (contended is decided by the threads' own clocks).
 constexpr std::int64_t kCriticalNs = 20'000'000;
 // Medium's spin stays far above the PI bound (3 x 20 ms), so that a lock without PI fails it.
 constexpr std::int64_t kSpinNs = 200'000'000;
@@ -71,9 +71,10 @@ void expect_pi(Mode mode) {
   L lock;
   const rt::InversionResult r = invert(lock, mode);
   if (!r.error.empty()) GTEST_SKIP() << r.error;
-  ASSERT_TRUE(r.high_blocked) << "high never slept on the lock";
+  ASSERT_TRUE(r.contended) << "high found the lock free: the scenario did not engage";
   EXPECT_LT(r.high_wait_ns, 3 * kCriticalNs)
       << "high waited " << static_cast<double>(r.high_wait_ns) / 1e6 << " ms";
+  ASSERT_TRUE(r.high_seen_blocked) << "the conductor never saw high asleep in 20 ms";
   EXPECT_EQ(r.low_prio_while_blocked, r.high_prio_reported) << "low was not boosted";
   std::printf("  PI: high waited %.2f ms; low's kernel priority %d (high's %d)\n",
               static_cast<double>(r.high_wait_ns) / 1e6, r.low_prio_while_blocked,
@@ -86,10 +87,12 @@ void expect_inversion(Mode mode) {
   L lock;
   const rt::InversionResult r = invert(lock, mode);
   if (!r.error.empty()) GTEST_SKIP() << r.error;
-  ASSERT_TRUE(r.high_blocked);
+  ASSERT_TRUE(r.contended);
   EXPECT_GE(r.high_wait_ns, kSpinNs)
       << "high waited " << static_cast<double>(r.high_wait_ns) / 1e6 << " ms";
-  EXPECT_NE(r.low_prio_while_blocked, r.high_prio_reported) << "a non-PI lock boosted low?";
+  if (r.high_seen_blocked) {
+    EXPECT_NE(r.low_prio_while_blocked, r.high_prio_reported) << "a non-PI lock boosted low?";
+  }
   std::printf("  no PI: high waited %.2f ms; low's kernel priority %d (high's %d)\n",
               static_cast<double>(r.high_wait_ns) / 1e6, r.low_prio_while_blocked,
               r.high_prio_reported);
