@@ -19,6 +19,8 @@ PACKAGES=(
   clang-14 libfuzzer-14-dev        # fuzz targets (tests/fuzz, ci/fuzz.sh)
   dpkg-dev help2man man-db lintian # the .deb (CPack), its man page from --help, its checks
   lava-common python3-yaml         # LAVA test definition: schema validation, YAML in tests
+  qemu-system-x86 busybox-static kmod cpio  # ci/lab: the virtual board (QEMU, its initramfs)
+  rtla lava-dispatcher             # ci/lab: rtla as the kernel tracers' reference; lava-run
   chromium fonts-dejavu-core       # the HTML report rendered headless (tests), its screenshot
 )
 
