@@ -61,6 +61,19 @@ gk=(ci/gate-kernel.sh --rtgate "$(command -v rtgate 2> /dev/null || echo "$repo/
     --duration "$duration" --runs "$runs")
 [ -z "$policy" ] || gk+=(--policy "$policy")
 
+# Each boot in the background, so that a signal to this script reaches it (board.sh then kills
+# its qemu) instead of waiting for the boot to end.
+bpid=""
+trap '[ -z "$bpid" ] || kill -TERM "$bpid" 2> /dev/null; exit 130' INT TERM
+run_board() {
+  "${board[@]}" "$@" &
+  bpid=$!
+  local code=0
+  wait "$bpid" || code=$?
+  bpid=""
+  return "$code"
+}
+
 printf 'pair\tbaseline_kernel\tbaseline_exit\tkernel\tcandidate_exit\tverdict\n' > "$out/summary.tsv"
 last=0
 for p in $(seq 1 "$pairs"); do
@@ -70,14 +83,14 @@ for p in $(seq 1 "$pairs"); do
   base="$dir/baselines"
   # Baseline boot: no baseline stored yet, so the run is measured and, when it passes, stored.
   code0=0
-  "${board[@]}" --kernel "$k0" -- sh -c "cd '$repo' && exec $(printf '%q ' "${gk[@]}") \
+  run_board --kernel "$k0" -- sh -c "cd '$repo' && exec $(printf '%q ' "${gk[@]}") \
     --baseline-dir '$base' --artifacts '$dir/baseline' -- $(printf '%q ' "${selection[@]}")" \
     > "$dir/baseline.log" 2>&1 || code0=$?
   cp "$out/console.log" "$dir/baseline.console.log" 2> /dev/null || true
   code1=125
   if [ "$code0" = 0 ]; then
     code1=0
-    "${board[@]}" --kernel "$k1" -- sh -c "cd '$repo' && exec $(printf '%q ' "${gk[@]}") \
+    run_board --kernel "$k1" -- sh -c "cd '$repo' && exec $(printf '%q ' "${gk[@]}") \
       --baseline-dir '$base' --baseline-kernel '$r0' --artifacts '$dir/candidate' \
       -- $(printf '%q ' "${selection[@]}")" > "$dir/candidate.log" 2>&1 || code1=$?
     cp "$out/console.log" "$dir/candidate.console.log" 2> /dev/null || true
