@@ -73,8 +73,11 @@ for r in $(seq 1 "$reps"); do
     { cat "$out/board.log" >&2; exit 125; }
   mkdir -p "$out/rep-$r"
   cp "$out"/{cyclic.json,cyclic.log,rtla.txt,hog.log,console.log} "$out/rep-$r/" 2> /dev/null || true
+  # The worst sample's largest traced part: a sample whose delay began before the trace did
+  # (the hog already running at the start) has an "untraced" head, which names nothing.
   ours=$(jq -r '[.suites[0].cases[0].analysis // [] | .[] ] | max_by(.latency_ns) |
-                "\(.latency_ns / 1000 | floor)\t\(.parts[0].kind):\(.parts[0].name)"' "$out/cyclic.json")
+                ([.parts[] | select(.kind != "untraced")] | max_by(.ns)) as $top |
+                "\(.latency_ns / 1000 | floor)\t\($top.kind):\($top.name)"' "$out/cyclic.json")
   # rtla's culprit: the "Blocking thread" (the task current when the timer fired, the line after
   # it: "<comm>:<pid> <time> us"), else the largest entry under "Thread interference" (the tasks
   # that ran between the IRQ and the timerlat thread; on 6.1 kernels the blocking thread's name
