@@ -2,10 +2,20 @@
 //
 // N groups of three SCHED_FIFO threads, each group on one CPU. Every round:
 //   low  takes the lock, meets the others at barrier A, works `low_work_ns`, unlocks;
-//   high meets at A, then locks (blocking: low holds it) and unlocks;
-//   mid  meets at A, then spins until high is through.
+//   high meets at A, opens mid's gate, then locks (blocking: low holds it) and unlocks;
+//   mid  meets at A, sleeps until high opens the gate, then spins until high is through.
 // With working PI, high's block boosts low above mid, low finishes, and high gets through; the
-// round completes. Without it mid starves low and the group deadlocks. mid's spin is bounded by
+// round completes. Without it mid starves low and the group deadlocks.
+//
+// Why the gate: leaving barrier A does not mean the others have. Whichever thread arrives last
+// completes the phase and then wakes the sleepers; if that is low, high is runnable only once
+// low's futex wake reaches it. mid may see the phase complete before that (woken by another
+// group's notify: libstdc++'s barrier sleeps on a proxy futex shared by address hash, and on
+// PREEMPT_RT a futex wake can block on the hash bucket lock, a sleeping lock). A mid spinning
+// then starves low inside its wake of high: high never reaches the lock, nothing is inherited,
+// and the group 'deadlocks' with PI working (seen under Debian's 6.1 PREEMPT_RT kernel). So mid
+// spins only once high is past the barrier, on its way into the lock: from then on high is
+// running or blocked in the kernel on something that boosts its owner. mid's spin is bounded by
 // `deadlock_ms`: past it the group is declared deadlocked ("group N deadlocked"), the suite
 // fails, and mid stops spinning so that the machine and the run recover. Throughput is
 // inversions (completed rounds) per second.
@@ -17,6 +27,7 @@
 #include "framework/registry.h"
 #include "framework/rt/rt_thread.h"
 #include "framework/run_context.h"
+#include "locks/futex.h"
 #include "locks/lock_selection.h"
 #include "locks/thread_prelude.h"
 
@@ -32,11 +43,36 @@ struct alignas(64) Group {
   std::unique_ptr<rtgate::locks::AnyLock> lock;
   std::barrier<> a{3}, b{3};
   std::atomic<std::uint64_t> high_done{0};  // the last round high got through
+  // mid's gate: the round high is in (low 31 bits), kMidAsleep while mid sleeps on it (a futex).
+  std::atomic<std::uint32_t> high_in{0};
   std::atomic<bool> quit{false};            // set by mid on deadlock or at the end
   bool deadlocked = false;                  // written by mid only
   std::uint64_t rounds = 0;                 // written by high only
   rtgate::LiveStats& live;
 };
+
+constexpr std::uint32_t kMidAsleep = 1u << 31;
+
+std::uint32_t gate_round(std::uint64_t round) {
+  return static_cast<std::uint32_t>(round) & ~kMidAsleep;
+}
+
+// high: past barrier A in `round`. Wakes mid only if it sleeps on the gate.
+void open_gate(Group& g, std::uint64_t round) {
+  if ((g.high_in.exchange(gate_round(round)) & kMidAsleep) != 0) {
+    rtgate::locks::futex_wake(g.high_in, 1);
+  }
+}
+
+// mid: sleeps (never spins: that could starve the thread still waking high) until high is past
+// barrier A in `round`.
+void wait_for_gate(Group& g, std::uint64_t round) {
+  const std::uint32_t want = gate_round(round);
+  for (std::uint32_t v = g.high_in.load(); (v & ~kMidAsleep) != want; v = g.high_in.load()) {
+    if ((v & kMidAsleep) == 0 && !g.high_in.compare_exchange_strong(v, v | kMidAsleep)) continue;
+    rtgate::locks::futex_wait(g.high_in, v | kMidAsleep);  // EAGAIN, EINTR: look again
+  }
+}
 
 struct Timing {
   std::int64_t end_ns, low_work_ns, deadlock_ns;
@@ -67,6 +103,7 @@ void high_body(Group& g) {
       g.b.arrive_and_wait();
       return;
     }
+    open_gate(g, round);
     g.lock->lock();
     g.lock->unlock();
     g.high_done.store(round);
@@ -89,6 +126,7 @@ void mid_body(Group& g, const Timing& t, const std::atomic<bool>& stop) {
       g.b.arrive_and_wait();
       return;
     }
+    wait_for_gate(g, round);
     const std::int64_t give_up = rtgate::monotonic_ns() + t.deadlock_ns;
     while (g.high_done.load(std::memory_order_acquire) != round) {
       if (rtgate::monotonic_ns() >= give_up) {
