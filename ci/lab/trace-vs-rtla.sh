@@ -4,7 +4,7 @@
 # slices) on the measured CPU, above both measuring threads (rtgate cyclic's and the timerlat
 # thread, FIFO 95). Each repetition is one boot that runs, while the hog runs:
 #   rtgate run cyclic -p cpus=C --trace     -> the worst sample's largest part (a task, by name)
-#   rtla timerlat top -c C -a US            -> the auto-analysis's blocking or interfering thread
+#   rtla timerlat top -c C --aa-only US     -> the auto-analysis's largest blocking/interfering task
 # and the table says whether both named the hog.
 #
 #   ci/lab/trace-vs-rtla.sh [--kernel K] [--reps N] [--cpu C] [--out DIR]
@@ -61,8 +61,11 @@ stress-ng --cpu 1 --cpu-load 30 --cpu-load-slice 20 --taskset $cpu --sched fifo 
 hog=\$!
 sleep 2
 rtgate run cyclic -p cpus=$cpu --trace --duration 5 --no-progress -o cyclic.json > cyclic.log 2>&1
-# Stop at the first thread latency over 5 ms: only the hog's slices reach that here.
-$rtla timerlat top -c $cpu -a 5000 -d 20 -q > rtla.txt 2>&1
+# Stop at the first thread latency over 100 ms: only the hog's slices reach that (they hold the
+# CPU 200-800 ms under TCG); at 5 ms, an exit from idle under a loaded host once stopped it first.
+# --aa-only: the analysis without saving the trace (-a writes all of it to the job folder, which
+# took over 4 minutes over 9p under TCG).
+$rtla timerlat top -c $cpu --aa-only 100000 -d 30 -q > rtla.txt 2>&1
 kill \$hog 2> /dev/null
 wait
 EOF
@@ -78,16 +81,23 @@ for r in $(seq 1 "$reps"); do
   ours=$(jq -r '[.suites[0].cases[0].analysis // [] | .[] ] | max_by(.latency_ns) |
                 ([.parts[] | select(.kind != "untraced")] | max_by(.ns)) as $top |
                 "\(.latency_ns / 1000 | floor)\t\($top.kind):\($top.name)"' "$out/cyclic.json")
-  # rtla's culprit: the "Blocking thread" (the task current when the timer fired, the line after
-  # it: "<comm>:<pid> <time> us"), else the largest entry under "Thread interference" (the tasks
-  # that ran between the IRQ and the timerlat thread; on 6.1 kernels the blocking thread's name
-  # is often empty).
+  # rtla's culprit: the task with the most time among the "Blocking thread" (the task current
+  # when the timer fired: "<comm>:<pid> <time> us" on the next line) and the "Thread
+  # interference" entries (tasks that ran between the IRQ and the timerlat thread). The blocking
+  # thread alone is often the idle task (swapper/N) when the hog woke after the timer fired.
   theirs=$(awk '
-    /Blocking thread:/ { getline; split($1, a, ":"); if (a[1] != "") blocking = a[1]; next }
+    function take(line,   f, n, a) {
+      n = split(line, f, " ")
+      if (n >= 3 && f[n] == "us") {
+        split(f[1], a, ":")
+        if (a[1] != "" && f[n-1] + 0 > best) { best = f[n-1] + 0; name = a[1] }
+      }
+    }
+    /Blocking thread:/ { getline; take($0); next }
     /Thread interference/ { in_thread = 1; next }
     in_thread && (/^-+/ || /^  [A-Z]/) { in_thread = 0 }
-    in_thread && $NF == "us" { split($1, a, ":"); if ($(NF-1) + 0 > best) { best = $(NF-1) + 0; name = a[1] } }
-    END { print (blocking != "" ? blocking : name) }' "$out/rtla.txt")
+    in_thread { take($0) }
+    END { print name }' "$out/rtla.txt")
   top=$(echo "$ours" | cut -f2)
   same=no
   [ -n "$theirs" ] && [ "${top#task:}" = "$theirs" ] && same=yes
