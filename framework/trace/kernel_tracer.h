@@ -1,0 +1,111 @@
+// KernelTracer: one of the kernel's own latency tracers (timerlat, osnoise), as rtla runs them,
+// in a private tracefs instance, its events read raw through libtracefs.
+//
+// The instance is a TraceSession ("rtgate-<pid>-<n>", "mono" clock, the traced CPUs as its
+// cpumask, no events of its own), so it is removed on every exit path as --trace's is, a reaper
+// included. The tracer's knobs are not per instance: osnoise/{cpus, period_us, runtime_us,
+// timerlat_period_us, stop_tracing_*} are global to the kernel (shared by every instance that
+// runs either tracer, rtla's too). start() saves the old value of every knob it writes, and the
+// destructor, after the tracer is stopped (current_tracer=nop ends the kernel threads), writes
+// them back: every return, exception and SIGINT (the runner unwinds) restores them. A SIGKILL
+// does not: the reaper removes the instance, which stops the tracer, but the knobs keep rtgate's
+// values until someone writes them.
+//
+// Sharing: the kernel lets several instances run the same one of these tracers at once (their
+// threads and knobs are shared, each instance gets every sample), but never timerlat beside
+// osnoise; start() then fails with the kernel's EBUSY, said as such.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "framework/trace/trace_session.h"
+
+struct tep_handle;
+struct tep_event;
+struct tep_record;
+struct tep_format_field;
+
+namespace rtgate::trace {
+
+struct KernelTracerConfig {
+  std::string tracer;  // "timerlat", "osnoise"
+  std::vector<int> cpus;
+  // osnoise/<knob> = value, written in this order before the tracer starts (osnoise/cpus is
+  // written from `cpus`).
+  std::vector<std::pair<std::string, std::string>> knobs;
+  // The event read back ("ftrace:<event>") and the fields delivered, in this order.
+  std::string event;
+  std::vector<std::string> fields;
+  int buffer_kb = 4096;  // per CPU
+};
+
+// One event: its CPU, CLOCK_MONOTONIC time stamp and the configured fields' values.
+struct TracerSample {
+  int cpu = 0;
+  std::int64_t ts = 0;
+  std::vector<std::uint64_t> values;
+};
+
+class KernelTracer {
+ public:
+  // "" when `tracer` can run here; else why not, one line: not root, no tracefs, or "the kernel
+  // has no <tracer> tracer (<config_option>)". Creates nothing.
+  static std::string unavailable(const std::string& tracer, const std::string& config_option);
+
+  // The tracer running in its own instance, or nullptr and `why`.
+  static std::unique_ptr<KernelTracer> start(const KernelTracerConfig& config, std::string* why);
+  ~KernelTracer();  // the tracer stopped, the knobs restored, then the instance removed
+  KernelTracer(const KernelTracer&) = delete;
+  KernelTracer& operator=(const KernelTracer&) = delete;
+
+  // Hands every event now in the buffers to `sink` (consumed: each is read once).
+  using Sink = std::function<void(const TracerSample&)>;
+  void drain(const Sink& sink);
+  // Reads until `end_ns` (CLOCK_MONOTONIC) or `stop`, every `every_ns`; then stops recording and
+  // reads what is left.
+  void collect_until(std::int64_t end_ns, const std::function<bool()>& stop, const Sink& sink,
+                     std::int64_t every_ns = 100'000'000);
+  // Events the ring buffer overwrote before they were read, per CPU (its "overrun").
+  std::uint64_t lost(int cpu) const;
+  // What disturbed the run, one line each, as collect_until() found it at the end: a knob this
+  // run wrote that someone else changed meanwhile (another user of the tracer, e.g. rtla), or
+  // another instance running hwlat (which holds CPUs with IRQs off). Empty when nothing did.
+  const std::vector<std::string>& disturbances() const { return disturbances_; }
+  const std::string& instance_name() const { return session_->name(); }
+
+ private:
+  KernelTracer() = default;
+  static int on_event(tep_event* event, tep_record* record, int cpu, void* self);
+  void stop_tracer();
+  void check_disturbances();
+
+  std::unique_ptr<TraceSession> session_;
+  tep_handle* tep_ = nullptr;
+  int event_id_ = -1;
+  std::vector<tep_format_field*> fields_;
+  std::vector<std::pair<std::string, std::string>> saved_;    // osnoise knob, old value
+  std::vector<std::pair<std::string, std::string>> written_;  // osnoise knob, rtgate's value
+  std::vector<std::string> disturbances_;
+  bool tracer_set_ = false;
+  const Sink* sink_ = nullptr;
+  TracerSample scratch_;
+};
+
+// The instances other than `except` (the top level as "(top level)") whose current tracer is
+// one of `tracers`, as "<instance>: <tracer>".
+std::vector<std::string> instances_running(const std::vector<std::string>& tracers,
+                                           const std::string& except);
+
+// The CPUs a `cpus` parameter selects among `usable` ("all": every one of them), or nullopt and
+// `why` naming a CPU that is not usable.
+std::optional<std::vector<int>> select_cpus(const std::string& selection,
+                                            const std::vector<int>& usable, std::string* why);
+
+}  // namespace rtgate::trace
