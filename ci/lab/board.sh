@@ -116,17 +116,27 @@ deb=$(fetch_deb "$pkg")
 release=$(dpkg-deb -c "$deb" | grep -o 'boot/vmlinuz-[^ ]*$' | head -1 | sed 's|boot/vmlinuz-||')
 [ -n "$release" ] || fail "$deb holds no boot/vmlinuz-*: not a kernel image package"
 kdir="$lab/kernels/$release"
+mkdir -p "$kdir"
+# Boards of several checkouts (a CI clone beside a work tree) share the cache: the extraction
+# and the initramfs are built under a lock, and each initramfs is named by what it is made of,
+# so a boot never gets another checkout's /init and no two builds write one file.
+exec {lock_fd}> "$kdir/.lock"
+flock "$lock_fd"
 if [ ! -f "$kdir/.extracted" ]; then
-  rm -rf "$kdir"
-  mkdir -p "$kdir"
+  rm -rf "$kdir/root"
   dpkg-deb -x "$deb" "$kdir/root"
   depmod -b "$kdir/root" "$release"
   touch "$kdir/.extracted"
 fi
 
 # --- the initramfs: busybox, the modules the root needs, /init ----------------------------------
-initrd="$kdir/initramfs.cpio.gz"
-if [ ! -f "$initrd" ] || [ "$here/init" -nt "$initrd" ] || [ "$0" -nt "$initrd" ]; then
+modules=$(for m in virtio_pci 9pnet_virtio 9p overlay; do
+            modprobe -d "$kdir/root" -S "$release" --show-depends "$m" 2> /dev/null
+          done | awk '$1 == "insmod" && !seen[$2]++ {print $2}')
+key=$({ echo "initramfs/1"; echo "$modules"; cat "$here/init" "$(command -v busybox)"; } |
+      sha256sum | cut -c1-16)
+initrd="$kdir/initramfs-$key.cpio.gz"
+if [ ! -f "$initrd" ]; then
   stage=$(mktemp -d)
   mkdir -p "$stage/bin" "$stage/modules" "$stage/proc" "$stage/sys" "$stage/dev"
   cp "$(command -v busybox)" "$stage/bin/busybox"
@@ -134,11 +144,8 @@ if [ ! -f "$initrd" ] || [ "$here/init" -nt "$initrd" ] || [ "$0" -nt "$initrd" 
     [ "$applet" = busybox ] || ln -s busybox "$stage/bin/$applet"
   done
   : > "$stage/modules.order"
-  for ko in $(for m in virtio_pci 9pnet_virtio 9p overlay; do
-                modprobe -d "$kdir/root" -S "$release" --show-depends "$m" 2> /dev/null
-              done | awk '$1 == "insmod" {print $2}'); do
+  for ko in $modules; do
     name=$(basename "$ko")
-    grep -qx "$name" "$stage/modules.order" && continue
     case "$ko" in
       *.xz) xz -dc "$ko" > "$stage/modules/${name%.xz}"; name=${name%.xz} ;;
       *.zst) zstd -qdc "$ko" > "$stage/modules/${name%.zst}"; name=${name%.zst} ;;
@@ -153,10 +160,16 @@ if [ ! -f "$initrd" ] || [ "$here/init" -nt "$initrd" ] || [ "$0" -nt "$initrd" 
   }
   cp "$here/init" "$stage/init"
   chmod 755 "$stage/init"
-  (cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) > "$initrd.tmp"
-  mv "$initrd.tmp" "$initrd"
-  rm -rf "$stage" "$kdir"/kvm-probe.*
+  tmp=$(mktemp "$kdir/.initramfs.XXXXXX")
+  (cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) > "$tmp"
+  chmod 644 "$tmp"
+  mv "$tmp" "$initrd"
+  rm -rf "$stage"
 fi
+# initramfs.cpio.gz names the newest build, for what takes the files by path (ci/lava/lab/).
+ln -sfn "$(basename "$initrd")" "$kdir/.initramfs.link"
+mv -T "$kdir/.initramfs.link" "$kdir/initramfs.cpio.gz"
+flock -u "$lock_fd"
 vmlinuz="$kdir/root/boot/vmlinuz-$release"
 if [ "$fetch_only" = 1 ]; then
   echo "$release"
@@ -219,9 +232,8 @@ if [ "$accel" = auto ]; then
   why="no usable /dev/kvm"
   if [ -w /dev/kvm ]; then
     # Nested KVM can hang right after real-mode setup: a test boot must reach init. Its answer
-    # holds for this
-    # initramfs of this kernel and this host boot.
-    probe_file="$kdir/kvm-probe.$(cat /proc/sys/kernel/random/boot_id 2> /dev/null || echo unknown)"
+    # holds for this initramfs of this kernel and this host boot.
+    probe_file="$kdir/kvm-probe.$key.$(cat /proc/sys/kernel/random/boot_id 2> /dev/null || echo unknown)"
     if [ ! -f "$probe_file" ]; then
       say "testing KVM with a short boot (once per kernel and host boot)"
       probe=$(mktemp -d "$lab/probe.XXXXXX")
