@@ -4,9 +4,12 @@
 #   sequential:  rtgate run timerlat and rtla timerlat hist, rtgate run osnoise and rtla osnoise
 #                top, one after the other (rtgate first on odd boots, rtla first on even ones):
 #                separate samples, the same machine
-#   concurrent:  rtla timerlat hist with rtgate run timerlat inside its window, then the same for
-#                osnoise (the kernel lets several tracefs instances run one of these tracers at
-#                once, each getting every sample: mostly the same samples)
+#   concurrent:  rtla timerlat hist with rtgate run timerlat in its window (rtla starts 3 s
+#                before and runs 6 s longer), then the same for osnoise (the kernel lets several
+#                tracefs instances run one of these tracers at once, each getting every sample):
+#                mostly the same samples. rtgate's start-up takes seconds under TCG, so its
+#                window can end after rtla's (a max of rtgate's that rtla never saw); a longer
+#                rtla window contains it but puts more of rtla's own samples in its quantiles
 # and prints, per boot and mode, rtgate/rtla ratios: timerlat IRQ and thread latency p50, p99 and
 # max per CPU; osnoise max single noise and noise % per CPU. rtla's histogram has 1 us buckets
 # (values truncated to whole us), rtgate's quantiles are its bucket's upper edge (<= 1.6% high).
@@ -91,7 +94,7 @@ for b in $(seq 1 "$boots"); do
   mkdir -p "$dir"
   cp "$out/guest.sh" "$dir/"
   echo "== boot $b" >&2
-  "$here/board.sh" --kernel "$kernel" --out "$dir" --timeout $((duration * 8 + 400)) -- \
+  "$here/board.sh" --kernel "$kernel" --out "$dir" --timeout $((duration * 8 + 500)) -- \
     sh guest.sh "$b" > "$dir/board.log" 2>&1 || { tail -20 "$dir/board.log" >&2; exit 1; }
   grep '^lab:' "$dir/board.log" >&2 || true
 done

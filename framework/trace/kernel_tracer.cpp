@@ -136,9 +136,11 @@ std::unique_ptr<KernelTracer> KernelTracer::start(const KernelTracerConfig& conf
   return t;
 }
 
+// As rtla ends its tracer: current_tracer=nop (which stops the kernel threads) with tracing still
+// on, never tracing_on=0 first (that stops them through the tracer's stop hook, then nop resets
+// it again).
 void KernelTracer::stop_tracer() {
   if (!tracer_set_) return;
-  tracefs_trace_off(session_->instance());
   tracefs_instance_file_write(session_->instance(), "current_tracer", "nop");
   tracer_set_ = false;
 }
@@ -179,8 +181,10 @@ void KernelTracer::collect_until(std::int64_t end_ns, const std::function<bool()
     drain(sink);
   }
   check_disturbances();
-  session_->freeze();  // recording stops; what the buffers hold is read below
+  // What the buffers hold, then the tracer stopped (setting nop clears the buffers: the events
+  // of the last moments between the two are lost).
   drain(sink);
+  stop_tracer();
 }
 
 void KernelTracer::check_disturbances() {

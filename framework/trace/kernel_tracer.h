@@ -68,8 +68,8 @@ class KernelTracer {
   // Hands every event now in the buffers to `sink` (consumed: each is read once).
   using Sink = std::function<void(const TracerSample&)>;
   void drain(const Sink& sink);
-  // Reads until `end_ns` (CLOCK_MONOTONIC) or `stop`, every `every_ns`; then stops recording and
-  // reads what is left.
+  // Reads until `end_ns` (CLOCK_MONOTONIC) or `stop`, every `every_ns`; then reads what is left
+  // and stops the tracer.
   void collect_until(std::int64_t end_ns, const std::function<bool()>& stop, const Sink& sink,
                      std::int64_t every_ns = 100'000'000);
   // Events the ring buffer overwrote before they were read, per CPU (its "overrun").
