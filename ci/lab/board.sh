@@ -224,7 +224,15 @@ prepare_job() {  # DIR PATH-INSIDE, then the command in the remaining arguments
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 [[ "$out" =~ ^[A-Za-z0-9._/+-]+$ ]] || die "--out $out: the path may hold only letters, digits and ._/+-"
-guest_path="${RTGATE_BUILD_DIR:+$(cd "$RTGATE_BUILD_DIR" 2> /dev/null && pwd):}$repo/build:$repo/ci"
+# $RTGATE_BUILD_DIR is often relative to the checkout (ci/test.sh exports "build"), and the
+# caller's directory may be anywhere (ctest runs in the build tree): resolve it from either.
+guest_path="$repo/build:$repo/ci"
+for d in "${RTGATE_BUILD_DIR:-}" "$repo/${RTGATE_BUILD_DIR:-}"; do
+  if [ -n "${RTGATE_BUILD_DIR:-}" ] && [ -d "$d" ]; then
+    guest_path="$(cd "$d" && pwd):$guest_path"
+    break
+  fi
+done
 guest_path+=":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 if [ "$accel" = auto ]; then
