@@ -85,7 +85,9 @@ TEST(KernelTracers, AsAnotherUserBothAreSkipped) {
       {"run", "timerlat", "osnoise", "--duration", "1", "--no-progress", "-o", dir.file("r.json")},
       {.as_nobody = true});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  for (const auto& s : load(dir.file("r.json"))["suites"]) {
+  // Held: a range-for over load(...)["suites"] would walk a destroyed temporary.
+  const auto doc = load(dir.file("r.json"));
+  for (const auto& s : doc["suites"]) {
     EXPECT_EQ(s["status"], "skipped");
     EXPECT_EQ(s["reason"], "needs root");
   }
