@@ -45,21 +45,10 @@ std::optional<rtgate::rt::Policy> policy_from(const std::string& s) {
 }
 
 rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
-  std::vector<int> cpus = ctx.cpus();
-  if (const std::string& sel = p.get_string("cpus"); sel != "all") {
-    const auto wanted = rtgate::rt::parse_cpu_list(sel);
-    std::vector<int> chosen;
-    for (int cpu : *wanted) {
-      if (std::find(cpus.begin(), cpus.end(), cpu) == cpus.end()) {
-        return rtgate::SuiteResult::ended(
-            rtgate::SuiteStatus::kSkipped,
-            "CPU " + std::to_string(cpu) +
-                " is not available (usable: " + rtgate::rt::format_cpu_list(cpus) + ")");
-      }
-      chosen.push_back(cpu);
-    }
-    cpus = chosen;
-  }
+  std::string why;
+  const auto selected = rtgate::rt::select_cpus(p.get_string("cpus"), ctx.cpus(), &why);
+  if (!selected) return rtgate::SuiteResult::ended(rtgate::SuiteStatus::kSkipped, why);
+  const std::vector<int>& cpus = *selected;
   const std::int64_t interval_ns = p.get_int("interval_us") * 1000;
   const std::int64_t distance_ns = p.get_int("distance_us") * 1000;
   const std::int64_t block_ns = p.get_int("block_ms") * 1'000'000;

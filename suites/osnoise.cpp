@@ -26,6 +26,7 @@
 
 #include "framework/measure/clock.h"
 #include "framework/registry.h"
+#include "framework/rt/cpu_list.h"
 #include "framework/run_context.h"
 #include "framework/trace/kernel_tracer.h"
 
@@ -67,7 +68,7 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
     return SuiteResult::ended(SuiteStatus::kSkipped, why);
   }
   std::string why;
-  const auto cpus = rtgate::trace::select_cpus(p.get_string("cpus"), ctx.cpus(), &why);
+  const auto cpus = rtgate::rt::select_cpus(p.get_string("cpus"), ctx.cpus(), &why);
   if (!cpus) return SuiteResult::ended(SuiteStatus::kSkipped, why);
 
   rtgate::trace::KernelTracerConfig config{
@@ -114,11 +115,11 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
       rtgate::monotonic_ns() + ctx.duration_ns(), [&] { return ctx.stop_requested(); }, sink);
 
   SuiteResult result;
+  // A CPU silent through a run of several periods measured nothing.
+  const bool expected =
+      !ctx.stop_requested() && ctx.duration_ns() >= 2 * p.get_int("period_us") * 1000;
   for (auto& [cpu, c] : per_cpu) {
-    rtgate::Case k;
-    k.name = "cpu" + std::to_string(cpu);
-    k.labels = {{"cpu", std::to_string(cpu)}, {"thread_class", "nonrt"}};
-    k.contaminated_reasons = tracer->disturbances();
+    rtgate::Case k = tracer->cpu_case(cpu, "nonrt");
     k.metrics.push_back(rtgate::Metric::latency("max_single_noise", std::move(c->max_single),
                                                 std::move(c->max_single_periods)));
     k.metrics.push_back(
@@ -135,17 +136,8 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
                                                 static_cast<double>(c->interference[i]),
                                                 "interferences"));
     }
-    k.metrics.push_back(
-        rtgate::Metric::count("lost_events", static_cast<double>(tracer->lost(cpu)), "events"));
     result.cases.push_back(std::move(k));
-    // A CPU whose tracer thread never reported in a run of several periods measured nothing:
-    // never a pass.
-    if (c->periods == 0 && !ctx.stop_requested() &&
-        ctx.duration_ns() >= 2 * p.get_int("period_us") * 1000 &&
-        result.status == SuiteStatus::kPassed) {
-      result.status = SuiteStatus::kError;
-      result.reason = "no osnoise event from CPU " + std::to_string(cpu) + " in the run";
-    }
+    rtgate::trace::error_if_silent(result, "osnoise", cpu, expected && c->periods == 0);
   }
   return result;
 }

@@ -16,6 +16,7 @@
 
 #include "framework/measure/clock.h"
 #include "framework/registry.h"
+#include "framework/rt/cpu_list.h"
 #include "framework/run_context.h"
 #include "framework/trace/kernel_tracer.h"
 
@@ -58,7 +59,7 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
     return SuiteResult::ended(SuiteStatus::kSkipped, why);
   }
   std::string why;
-  const auto cpus = rtgate::trace::select_cpus(p.get_string("cpus"), ctx.cpus(), &why);
+  const auto cpus = rtgate::rt::select_cpus(p.get_string("cpus"), ctx.cpus(), &why);
   if (!cpus) return SuiteResult::ended(SuiteStatus::kSkipped, why);
   const std::int64_t block_ns =
       std::max(p.get_int("block_ms") * 1'000'000, p.get_int("period_us") * 1000);
@@ -107,28 +108,19 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
       rtgate::monotonic_ns() + ctx.duration_ns(), [&] { return ctx.stop_requested(); }, sink);
 
   SuiteResult result;
+  // A CPU silent through a run of several periods measured nothing.
+  const bool expected =
+      !ctx.stop_requested() && ctx.duration_ns() >= 2 * p.get_int("period_us") * 1000;
   for (auto& [cpu, c] : per_cpu) {
-    rtgate::Case k;
-    k.name = "cpu" + std::to_string(cpu);
-    k.labels = {{"cpu", std::to_string(cpu)}, {"thread_class", "rt"}};
-    k.contaminated_reasons = tracer->disturbances();
+    rtgate::Case k = tracer->cpu_case(cpu, "rt");
     k.metrics.push_back(rtgate::Metric::latency("irq_latency", std::move(c->irq.hist),
                                                 std::move(c->irq.block_maxima)));
     k.metrics.push_back(rtgate::Metric::latency("thread_latency", std::move(c->thread.hist),
                                                 std::move(c->thread.block_maxima)));
     k.metrics.push_back(
-        rtgate::Metric::count("lost_events", static_cast<double>(tracer->lost(cpu)), "events"));
-    k.metrics.push_back(
         rtgate::Metric::count("missed_activations", static_cast<double>(c->missed), "activations"));
     result.cases.push_back(std::move(k));
-    // A CPU whose tracer thread never reported in a run of several periods measured nothing:
-    // never a pass.
-    if (c->samples == 0 && !ctx.stop_requested() &&
-        ctx.duration_ns() >= 2 * p.get_int("period_us") * 1000 &&
-        result.status == SuiteStatus::kPassed) {
-      result.status = SuiteStatus::kError;
-      result.reason = "no timerlat event from CPU " + std::to_string(cpu) + " in the run";
-    }
+    rtgate::trace::error_if_silent(result, "timerlat", cpu, expected && c->samples == 0);
   }
   return result;
 }

@@ -117,4 +117,22 @@ std::vector<int> online_cpus() {
   return allowed_cpus();
 }
 
+std::optional<std::vector<int>> select_cpus(const std::string& selection,
+                                            const std::vector<int>& usable, std::string* why) {
+  if (selection == "all") return usable;
+  const auto wanted = parse_cpu_list(selection);
+  if (!wanted) {
+    *why = "cannot read the CPU list '" + selection + "'";
+    return std::nullopt;
+  }
+  for (int cpu : *wanted) {
+    if (std::find(usable.begin(), usable.end(), cpu) == usable.end()) {
+      *why = "CPU " + std::to_string(cpu) +
+             " is not available (usable: " + format_cpu_list(usable) + ")";
+      return std::nullopt;
+    }
+  }
+  return wanted;
+}
+
 }  // namespace rtgate::rt

@@ -225,22 +225,19 @@ std::uint64_t KernelTracer::lost(int cpu) const {
   return n;
 }
 
-std::optional<std::vector<int>> select_cpus(const std::string& selection,
-                                            const std::vector<int>& usable, std::string* why) {
-  if (selection == "all") return usable;
-  const auto wanted = rt::parse_cpu_list(selection);
-  if (!wanted) {
-    *why = "cannot read the CPU list '" + selection + "'";
-    return std::nullopt;
-  }
-  for (int cpu : *wanted) {
-    if (std::find(usable.begin(), usable.end(), cpu) == usable.end()) {
-      *why = "CPU " + std::to_string(cpu) +
-             " is not available (usable: " + rt::format_cpu_list(usable) + ")";
-      return std::nullopt;
-    }
-  }
-  return wanted;
+Case KernelTracer::cpu_case(int cpu, const std::string& thread_class) const {
+  Case c;
+  c.name = "cpu" + std::to_string(cpu);
+  c.labels = {{"cpu", std::to_string(cpu)}, {"thread_class", thread_class}};
+  c.contaminated_reasons = disturbances_;
+  c.metrics.push_back(Metric::count("lost_events", static_cast<double>(lost(cpu)), "events"));
+  return c;
+}
+
+void error_if_silent(SuiteResult& result, const std::string& tracer, int cpu, bool silent) {
+  if (!silent || result.status != SuiteStatus::kPassed) return;
+  result.status = SuiteStatus::kError;
+  result.reason = "no " + tracer + " event from CPU " + std::to_string(cpu) + " in the run";
 }
 
 }  // namespace rtgate::trace

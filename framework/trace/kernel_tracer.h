@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "framework/report/report.h"
 #include "framework/trace/trace_session.h"
 
 struct tep_handle;
@@ -79,6 +80,9 @@ class KernelTracer {
   // another instance running hwlat (which holds CPUs with IRQs off). Empty when nothing did.
   const std::vector<std::string>& disturbances() const { return disturbances_; }
   const std::string& instance_name() const { return session_->name(); }
+  // A traced CPU's case as the suites name CPUs ("cpuN"; labels cpu and thread_class), with
+  // what disturbed the run as its contamination and the CPU's lost events as a count.
+  Case cpu_case(int cpu, const std::string& thread_class) const;
 
  private:
   KernelTracer() = default;
@@ -98,14 +102,13 @@ class KernelTracer {
   TracerSample scratch_;
 };
 
+// Ends a passing `result` as an error naming `cpu` when that CPU was `silent` (no event of
+// `tracer` in a run long enough for some): a CPU that measured nothing is never a pass.
+void error_if_silent(SuiteResult& result, const std::string& tracer, int cpu, bool silent);
+
 // The instances other than `except` (the top level as "(top level)") whose current tracer is
 // one of `tracers`, as "<instance>: <tracer>".
 std::vector<std::string> instances_running(const std::vector<std::string>& tracers,
                                            const std::string& except);
-
-// The CPUs a `cpus` parameter selects among `usable` ("all": every one of them), or nullopt and
-// `why` naming a CPU that is not usable.
-std::optional<std::vector<int>> select_cpus(const std::string& selection,
-                                            const std::vector<int>& usable, std::string* why);
 
 }  // namespace rtgate::trace

@@ -111,5 +111,14 @@ TEST(CpuListTest, AllowedCpusFollowTheAffinityMask) {
   EXPECT_EQ(allowed_cpus(), initial);
 }
 
+TEST(CpuList, SelectCpusKeepsToTheUsableOnes) {
+  std::string why;
+  EXPECT_EQ(select_cpus("all", {0, 1, 3}, &why), (std::vector<int>{0, 1, 3}));
+  EXPECT_EQ(select_cpus("1,3", {0, 1, 3}, &why), (std::vector<int>{1, 3}));
+  EXPECT_FALSE(select_cpus("2", {0, 1, 3}, &why));
+  EXPECT_EQ(why, "CPU 2 is not available (usable: 0-1,3)");
+  EXPECT_FALSE(select_cpus("1-", {0, 1}, &why));
+}
+
 }  // namespace
 }  // namespace rtgate::rt

@@ -27,15 +27,6 @@ bool kernel_has(const std::string& tracer) {
   return KernelTracer::unavailable(tracer, "X").empty();
 }
 
-TEST(KernelTracer, SelectCpusKeepsToTheUsableOnes) {
-  std::string why;
-  EXPECT_EQ(select_cpus("all", {0, 1, 3}, &why), (std::vector<int>{0, 1, 3}));
-  EXPECT_EQ(select_cpus("1,3", {0, 1, 3}, &why), (std::vector<int>{1, 3}));
-  EXPECT_FALSE(select_cpus("2", {0, 1, 3}, &why));
-  EXPECT_EQ(why, "CPU 2 is not available (usable: 0-1,3)");
-  EXPECT_FALSE(select_cpus("1-", {0, 1}, &why));
-}
-
 TEST(KernelTracer, AMissingTracerIsNamedWithItsConfigOption) {
   if (geteuid() != 0) {
     EXPECT_EQ(KernelTracer::unavailable("timerlat", "CONFIG_TIMERLAT_TRACER"),
