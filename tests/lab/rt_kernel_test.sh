@@ -15,12 +15,8 @@ set -euo pipefail
 RTGATE=$(realpath "$1")
 SRC=$(realpath "$2")
 KERNEL=${3:-${RTGATE_LAB_KERNEL:-6.1.0-53-rt}}
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (SCHED_FIFO, tracefs)"; exit 77; }
-command -v qemu-system-x86_64 > /dev/null || { echo "SKIP: no qemu-system-x86_64"; exit 77; }
-
-T=$(mktemp -d /tmp/rtgate-lab-test.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$SRC/tests/lab/lab_common.sh"
+lab_prelude "SCHED_FIFO, tracefs"
 
 cat > "$T/guest.sh" << EOF
 set -x
@@ -38,16 +34,7 @@ ls /sys/kernel/tracing/instances > instances.after
 ps -eLo comm,cls,rtprio | grep '^irq/' > irq_threads.txt || true
 EOF
 
-code=0
-"$SRC/ci/lab/board.sh" --kernel "$KERNEL" --out "$T" --timeout 600 -- sh guest.sh \
-  > "$T/board.log" 2>&1 || code=$?
-if [ "$code" = 125 ] && grep -q "not in Debian's apt lists\|apt-get download .* failed" "$T/board.log"; then
-  cat "$T/board.log"
-  echo "SKIP: the kernel package could not be fetched"
-  exit 77
-fi
-[ "$code" = 0 ] || { cat "$T/board.log"; fail "the board exited $code"; }
-grep "^lab:" "$T/board.log"
+lab_boot "$SRC" "$KERNEL"
 
 echo "== 1. rtgate env on $KERNEL"
 model=$(jq -r '.preempt_model // .environment.preempt_model' "$T/env.json")

@@ -22,12 +22,8 @@ RTGATE=$(realpath "$1")
 UNIT="$(dirname "$RTGATE")/tests/rtgate_unit_tests"
 SRC=$(realpath "$2")
 KERNEL=${3:-${RTGATE_LAB_KERNEL:-6.1.0-53-rt}}
-[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (tracefs)"; exit 77; }
-command -v qemu-system-x86_64 > /dev/null || { echo "SKIP: no qemu-system-x86_64"; exit 77; }
-
-T=$(mktemp -d /tmp/rtgate-lab-tracers.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$SRC/tests/lab/lab_common.sh"
+lab_prelude "tracefs"
 
 cat > "$T/guest.sh" << EOF
 set -x
@@ -72,16 +68,7 @@ fi
 state > state.5
 EOF
 
-code=0
-"$SRC/ci/lab/board.sh" --kernel "$KERNEL" --out "$T" --timeout 600 -- sh guest.sh \
-  > "$T/board.log" 2>&1 || code=$?
-if [ "$code" = 125 ] && grep -q "not in Debian's apt lists\|apt-get download .* failed" "$T/board.log"; then
-  cat "$T/board.log"
-  echo "SKIP: the kernel package could not be fetched"
-  exit 77
-fi
-[ "$code" = 0 ] || { cat "$T/board.log"; fail "the board exited $code"; }
-grep "^lab:" "$T/board.log"
+lab_boot "$SRC" "$KERNEL"
 cpus=$(jq -r '.environment.online_cpus | if type == "array" then length else . end' \
   "$T/timerlat.json")
 
