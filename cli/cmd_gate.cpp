@@ -50,18 +50,22 @@ void add_gate(CLI::App& app, int& exit_code) {
       "gate",
       "verdict of CUR against BASE: exit 0 unchanged/improved, 1 regressed, 3 inconclusive");
   struct Opts {
-    std::string base, cur;
+    std::vector<std::string> results;
     GateInputs in;
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("BASE", o->base, "baseline result JSON")->required();
-  cmd->add_option("CUR", o->cur, "current result JSON")->required();
+  cmd->add_option("RESULT", o->results,
+                  "BASE... CUR: the baseline result(s), one per session (a boot, a process), then "
+                  "the current one")
+      ->required()
+      ->expected(1, -1);
   cmd->add_option("--policy", o->in.policy_path, "budgets, noise floors, alpha, quantiles");
   cmd->add_option("--junit", o->in.junit_path, "write the verdicts as JUnit XML");
   cmd->add_flag("--fail-on-inconclusive", o->in.fail_on_inconclusive,
                 "exit 1 instead of 3 when the data cannot tell");
   cmd->add_flag("--allow-env-mismatch", o->in.allow_env_mismatch,
                 "judge even when CPU model, CPUs, preempt model or cmdline differ");
+  add_history_option(cmd, o->in);
   cmd->callback([o, &exit_code] {
     if (!o->in.junit_path.empty()) {
       if (const std::string why = check_output(o->in.junit_path); !why.empty()) {
@@ -70,8 +74,14 @@ void add_gate(CLI::App& app, int& exit_code) {
         return;
       }
     }
-    const auto base = load_result(o->base, "BASE");
-    const auto cur = base ? load_result(o->cur, "CUR") : std::nullopt;
+    if (o->results.size() < 2) {
+      print_error("CUR: gate needs a baseline and a current result (rtgate gate BASE... CUR)");
+      exit_code = kExitUsage;
+      return;
+    }
+    o->in.more_baselines.assign(o->results.begin() + 1, o->results.end() - 1);
+    const auto base = load_result(o->results.front(), "BASE");
+    const auto cur = base ? load_result(o->results.back(), "CUR") : std::nullopt;
     exit_code = cur ? gate_and_report(*base, *cur, o->in) : kExitUsage;
   });
 }

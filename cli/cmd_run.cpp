@@ -81,6 +81,8 @@ int run_command(const RunCmdArgs& args) {
     // something there); the current side is checked again after the run.
     if (!(policy = load_gate_policy(*baseline, *baseline, args.gate))) return kExitUsage;
   }
+  std::optional<SessionInputs> sessions;
+  if (baseline && !(sessions = SessionInputs::load(*baseline, args.gate))) return kExitUsage;
 
   if (args.dry_run) return print_plan(args, p);
 
@@ -107,7 +109,7 @@ int run_command(const RunCmdArgs& args) {
   std::optional<UntilDecidedOutcome> sequential;
   if (args.until_decided && !out.interrupted && !out.abandoned) {
     save_partial(out.report);
-    sequential = run_until_decided(p.selection, opt, interrupt, *baseline, *policy, until,
+    sequential = run_until_decided(p.selection, opt, interrupt, *sessions, *policy, until,
                                    out.report, save_partial);
     out.interrupted = sequential->interrupted;
     out.abandoned = sequential->abandoned;
@@ -187,6 +189,7 @@ void add_run(CLI::App& app, int& exit_code) {
                 "with --baseline: exit 1 instead of 3 when the data cannot tell");
   cmd->add_flag("--allow-env-mismatch", a->gate.allow_env_mismatch,
                 "with --baseline: judge even when the environments differ");
+  add_history_option(cmd, a->gate);
   cmd->add_flag("--until-decided", a->until_decided,
                 "with --baseline: after --runs, add one run at a time of each suite with an "
                 "inconclusive metric and gate again, until every gated metric is decided");

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "cli/session_inputs.h"
 #include "exporters/gate_report.h"
 #include "exporters/json_exporter.h"
 #include "exporters/junit_exporter.h"
@@ -52,7 +53,9 @@ int gate_and_report(const RunReport& base, const RunReport& cur, const GateInput
                     gate::GateReport* out) {
   const std::optional<gate::Policy> policy = load_gate_policy(base, cur, in);
   if (!policy) return kExitUsage;
-  const gate::GateReport report = gate::compare(base, cur, *policy);
+  const auto sessions = SessionInputs::load(base, in);
+  if (!sessions) return kExitUsage;
+  const gate::GateReport report = sessions->compare(cur, *policy);
   if (out != nullptr) *out = report;
   return report_gate(report, cur, in);
 }
@@ -67,7 +70,9 @@ std::optional<JudgedResult> load_judged(const std::string& result_path,
   if (!(j.baseline = load_result(baseline_path, "--baseline"))) return std::nullopt;
   const auto policy = load_gate_policy(*j.baseline, j.current, in);
   if (!policy) return std::nullopt;
-  j.verdicts = gate::compare(*j.baseline, j.current, *policy);
+  const auto sessions = SessionInputs::load(*j.baseline, in);
+  if (!sessions) return std::nullopt;
+  j.verdicts = sessions->compare(j.current, *policy);
   return j;
 }
 
@@ -75,6 +80,13 @@ void add_verdict_options(CLI::App* cmd, GateInputs& in) {
   cmd->add_option("--policy", in.policy_path, "gate policy for the verdicts (as rtgate gate)");
   cmd->add_flag("--allow-env-mismatch", in.allow_env_mismatch,
                 "judge even when CPU model, CPUs, preempt model or cmdline differ");
+  add_history_option(cmd, in);
+}
+
+void add_history_option(CLI::App* cmd, GateInputs& in) {
+  cmd->add_option("--history", in.history_dir,
+                  "earlier results of this host (a directory, searched recursively): the "
+                  "between-session noise is learned from those that measured the same thing");
 }
 
 }  // namespace rtgate::cli

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "framework/gate/compare.h"
 
@@ -15,6 +16,10 @@ struct GateInputs {
   bool allow_env_mismatch = false;
   bool fail_on_inconclusive = false;
   std::string junit_path;
+  // Further baseline sessions (gate BASE... CUR) and the host's history (--history DIR): what
+  // the session noise is learned from (cli/session_inputs.h).
+  std::vector<std::string> more_baselines;
+  std::string history_dir;
 };
 
 // Reads a result file; on failure prints the one-line error and returns nullopt.
@@ -42,11 +47,15 @@ struct JudgedResult {
 std::optional<JudgedResult> load_judged(const std::string& result_path,
                                         const std::string& baseline_path, const GateInputs& in);
 
-// --policy and --allow-env-mismatch on a command that renders verdicts against --baseline.
+// --policy, --allow-env-mismatch and --history on a command that renders verdicts against
+// --baseline.
 void add_verdict_options(CLI::App* cmd, GateInputs& in);
 
-// load_gate_policy, compare, report_gate. `out`, when given, receives the comparison (for
-// exporters that carry verdicts).
+// --history DIR, as every command that gates takes it.
+void add_history_option(CLI::App* cmd, GateInputs& in);
+
+// load_gate_policy, the sessions (SessionInputs), compare, report_gate. `out`, when given, receives
+// the comparison (for exporters that carry verdicts).
 int gate_and_report(const RunReport& base, const RunReport& cur, const GateInputs& in,
                     gate::GateReport* out = nullptr);
 

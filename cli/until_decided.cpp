@@ -61,7 +61,7 @@ double round_estimate(const RunReport& r, const std::vector<std::string>& suites
 
 UntilDecidedOutcome run_until_decided(const std::vector<SelectedSuite>& selection,
                                       const RunOptions& opt, const std::atomic<bool>& interrupt,
-                                      const RunReport& baseline, gate::Policy policy,
+                                      const SessionInputs& baseline, gate::Policy policy,
                                       const UntilDecided& u, RunReport& report,
                                       const SuiteDoneFn& save) {
   UntilDecidedOutcome out;
@@ -71,7 +71,7 @@ UntilDecidedOutcome run_until_decided(const std::vector<SelectedSuite>& selectio
   more.runs = 1;
   for (int runs = first;; ++runs) {
     policy.looks = {.first = first, .runs = runs, .max = max_runs};
-    out.gate = gate::compare(baseline, report, policy);
+    out.gate = baseline.compare(report, policy);
     const std::vector<std::string> open = out.gate.open_suites();
     if (out.gate.overall == gate::Verdict::kRegressed) {
       out.stopped = "regressed at " + std::to_string(runs) + " runs";
@@ -119,7 +119,7 @@ UntilDecidedOutcome run_until_decided(const std::vector<SelectedSuite>& selectio
       out.abandoned = round.abandoned;
       report.complete = false;
       out.stopped = round.interrupted ? "interrupted" : "a suite was abandoned";
-      out.gate = gate::compare(baseline, report, policy);
+      out.gate = baseline.compare(report, policy);
       break;
     }
   }

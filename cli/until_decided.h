@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/session_inputs.h"
 #include "framework/gate/compare.h"
 #include "framework/runner.h"
 
@@ -32,7 +33,7 @@ struct UntilDecidedOutcome {
 // after each round with it (so an interrupted loop keeps what it measured).
 UntilDecidedOutcome run_until_decided(const std::vector<SelectedSuite>& selection,
                                       const RunOptions& opt, const std::atomic<bool>& interrupt,
-                                      const RunReport& baseline, gate::Policy policy,
+                                      const SessionInputs& baseline, gate::Policy policy,
                                       const UntilDecided& u, RunReport& report,
                                       const SuiteDoneFn& save);
 

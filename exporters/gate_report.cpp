@@ -129,6 +129,7 @@ void emit_gate_table(const gate::GateReport& report, TableFormat format,
       std::to_string(report.family) + "; unchanged = the " +
       gate::fmt::num(100 * (1 - 2 * report.look_alpha)) +
       "% CI of every statistic inside its floor\n");
+  if (!report.noise.empty()) put("sessions: " + report.noise + "\n");
   put(std::string("verdict: ") + gate::to_string(report.overall) + "\n");
 }
 
@@ -164,6 +165,7 @@ ojson gate_json_header(const gate::GateReport& report) {
   j["look_runs"] = report.looks.runs;
   j["max_runs"] = report.looks.max;
   j["look_alpha"] = report.look_alpha;
+  j["session_noise"] = report.noise;
   j["incomparable"] = report.incomparable;
   j["open_metrics"] = report.open_metrics();
   j["suites"] = ojson::array();
@@ -213,6 +215,8 @@ ojson metric_json(const gate::MetricVerdict& m) {
                               {"floor", num(e.floor)},
                               {"detectable", num(e.detectable)},
                               {"runs_needed", num(e.runs_needed)},
+                              {"sessions_needed", num(e.sessions_needed)},
+                              {"session_noise", e.noise},
                               {"indicates", gate::to_string(e.indicates)},
                               {"deciding", e.deciding},
                               {"detail", e.detail}});

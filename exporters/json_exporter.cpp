@@ -37,6 +37,8 @@ ojson environment_json(const Environment& e) {
   j["smt"] = e.smt;
   j["hypervisor"] = e.hypervisor;
   j["memory_total_kb"] = e.memory_total_kb;
+  j["boot_id"] = e.boot_id;
+  j["pid"] = e.pid;
   for (const auto& [k, v] : e.extra) j["extra"][k] = v;
   return j;
 }

@@ -33,6 +33,8 @@ Environment environment_from(std::optional<object> o) {
   e.smt = get_or<std::string>(j, "smt", "");
   e.hypervisor = get_or<std::string>(j, "hypervisor", "");
   e.memory_total_kb = get_or<std::int64_t>(j, "memory_total_kb", 0);
+  e.boot_id = get_or<std::string>(j, "boot_id", "");
+  e.pid = get_or<std::int64_t>(j, "pid", 0);
   if (const auto extra = object_member(j, "extra")) {
     for (const auto [k, v] : *extra) {
       e.extra[std::string(k)] = as<std::string>(v).value_or(dump(v));

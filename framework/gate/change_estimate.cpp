@@ -4,6 +4,7 @@
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 #include <limits>
+#include <map>
 #include <unordered_map>
 
 namespace rtgate::gate {
@@ -21,15 +22,6 @@ double mean_of(const std::vector<double>& xs) {
   double s = 0;
   for (double x : xs) s += x;
   return s / static_cast<double>(xs.size());
-}
-
-stats::VarianceEstimate sample_var(const std::vector<double>& xs) {
-  if (xs.size() < 2) return {NAN, 0};
-  const double m = mean_of(xs);
-  double ss = 0;
-  for (double x : xs) ss += (x - m) * (x - m);
-  const double df = static_cast<double>(xs.size() - 1);
-  return {ss / df, df};
 }
 
 // P(T > t) for T ~ t(df), or the normal when df is infinite.
@@ -84,25 +76,82 @@ double within_run_log_var(const LatencyHistogram& pooled, double q, double n) {
   return half * half;
 }
 
+int SideValues::sessions() const {
+  if (session.empty()) return values.empty() ? 0 : 1;
+  std::vector<int> ids = session;
+  std::sort(ids.begin(), ids.end());
+  return static_cast<int>(std::unique(ids.begin(), ids.end()) - ids.begin());
+}
+
+namespace {
+
+// A side's sessions: the mean of each, its run count, and the pooled within-session variance.
+struct SessionSplit {
+  std::vector<double> means, runs;
+  stats::VarianceEstimate within{NAN, 0};
+};
+
+SessionSplit split(const SideValues& s) {
+  std::map<int, std::vector<double>> by;
+  for (std::size_t i = 0; i < s.values.size(); ++i) {
+    by[s.session.empty() ? 0 : s.session[i]].push_back(s.values[i]);
+  }
+  SessionSplit out;
+  double ss = 0, df = 0;
+  for (const auto& [id, xs] : by) {
+    const double m = mean_of(xs);
+    out.means.push_back(m);
+    out.runs.push_back(static_cast<double>(xs.size()));
+    for (double x : xs) ss += (x - m) * (x - m);
+    df += static_cast<double>(xs.size() - 1);
+  }
+  if (df > 0) out.within = {ss / df, df};
+  return out;
+}
+
+}  // namespace
+
 ChangeEstimate estimate_change(const SideValues& base, const SideValues& cur,
-                               const stats::VariancePrior& prior) {
+                               const stats::VariancePrior& prior, const SessionNoise& noise) {
   ChangeEstimate e;
   e.n_base = base.values.size();
   e.n_cur = cur.values.size();
   if (e.n_base == 0 || e.n_cur == 0) return e;
-  const stats::VarianceEstimate vb = stats::moderate(sample_var(base.values), prior);
-  const stats::VarianceEstimate vc = stats::moderate(sample_var(cur.values), prior);
+  const SessionSplit sb = split(base), sc = split(cur);
+  e.k_base = static_cast<int>(sb.means.size());
+  e.k_cur = static_cast<int>(sc.means.size());
+  stats::VarianceEstimate vb = stats::moderate(sb.within, prior);
+  stats::VarianceEstimate vc = stats::moderate(sc.within, prior);
+  // Single-run sessions in the history: tau^2 already holds the run spread.
+  const bool tau_holds_runs = noise.source == NoiseSource::kHistory && !(noise.run_df > 0);
+  if (tau_holds_runs) {
+    if (!(vb.df > 0)) vb = {0, kInf};
+    if (!(vc.df > 0)) vc = {0, kInf};
+  }
   if (!(vb.df > 0) || !(vc.df > 0)) return e;
   e.var_base = std::max(vb.var, base.within_var);
   e.var_cur = std::max(vc.var, cur.within_var);
-  const double ub = e.var_base / static_cast<double>(e.n_base);
-  const double uc = e.var_cur / static_cast<double>(e.n_cur);
-  e.effect = mean_of(cur.values) - mean_of(base.values);
-  e.se = std::sqrt(ub + uc);
-  // Welch-Satterthwaite; a side known exactly (infinite df) adds nothing to the denominator.
-  const double denom =
-      (std::isinf(vb.df) ? 0 : ub * ub / vb.df) + (std::isinf(vc.df) ? 0 : uc * uc / vc.df);
-  e.df = denom > 0 ? (ub + uc) * (ub + uc) / denom : kInf;
+  auto side_var = [](const SessionSplit& s, double var) {
+    double w = 0;
+    for (double n : s.runs) w += var / n;
+    const auto k = static_cast<double>(s.runs.size());
+    return w / (k * k);
+  };
+  const double ub = side_var(sb, e.var_base), uc = side_var(sc, e.var_cur);
+  const double c = 1.0 / e.k_base + 1.0 / e.k_cur;
+  e.session_var = noise.tau_sq * c;
+  // A history whose session means varied less than their runs explain gives tau_sq < 0: the
+  // total still holds, but never below the larger side's own run part.
+  const double total = std::max(ub + uc + e.session_var, std::max(ub, uc));
+  e.effect = mean_of(sc.means) - mean_of(sb.means);
+  e.se = std::sqrt(total);
+  // Welch-Satterthwaite; a part known exactly (infinite df) adds nothing to the denominator. The
+  // session part's uncertainty is that of the history's session-mean variance it came from.
+  auto part = [](double u, double df) { return std::isinf(df) || u == 0 ? 0.0 : u * u / df; };
+  const double session_scale =
+      noise.session_mean_var > 0 ? noise.session_mean_var * c : std::max(0.0, e.session_var);
+  const double denom = part(ub, vb.df) + part(uc, vc.df) + part(session_scale, noise.tau_df);
+  e.df = denom > 0 ? total * total / denom : kInf;
   if (e.se == 0) {
     e.p_up = e.effect > 0 ? 0.0 : 1.0;
     e.p_down = e.effect < 0 ? 0.0 : 1.0;

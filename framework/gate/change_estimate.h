@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "framework/gate/session_noise.h"
 #include "framework/measure/latency_histogram.h"
 #include "framework/stats/moderated_variance.h"
 
@@ -24,6 +25,10 @@ namespace rtgate::gate {
 struct SideValues {
   std::vector<double> values;  // per-run values, log scale
   double within_var = 0;       // variance one run's value has at least (sampling, quantisation)
+  // The session of each value (parallel to values; empty: all one session). Sessions are the
+  // side's replicates: each contributes tau^2 once, whatever its number of runs.
+  std::vector<int> session;
+  int sessions() const;
 };
 
 struct ChangeEstimate {
@@ -33,7 +38,9 @@ struct ChangeEstimate {
   double p_up = NAN;                     // one-sided p-value: current larger than baseline
   double p_down = NAN;                   // one-sided p-value: current smaller
   double var_base = NAN, var_cur = NAN;  // the per-run variances used
+  double session_var = 0;                // tau^2 (1/k_base + 1/k_cur): the sessions' share of se^2
   std::size_t n_base = 0, n_cur = 0;
+  int k_base = 1, k_cur = 1;  // sessions a side
   bool ok() const { return std::isfinite(effect) && std::isfinite(se); }
   // The one-sided confidence bounds of the effect at level 1 - alpha.
   double lower(double alpha) const;
@@ -42,9 +49,16 @@ struct ChangeEstimate {
   double detectable(double alpha, double power = 0.9) const;
 };
 
-// Needs two runs on a side unless the prior is usable; else the estimate is not ok().
+// The change with its standard error
+//   se^2 = tau^2 (1/k_b + 1/k_c) + W_b + W_c,  W = (1/k^2) sum_j var / n_j
+// over a side's k sessions of n_j runs, var the side's per-run variance (pooled within its
+// sessions, moderated by `prior`, floored at within_var), and Welch-Satterthwaite degrees of
+// freedom over the three parts (tau^2 with noise.tau_df). Needs two runs in a session of each side
+// unless the prior is usable, or the history's sessions were single runs (then tau^2 holds the run
+// spread and a side's own runs add only their within-run floor); else the estimate is not ok().
+// A default-constructed noise (tau 0) is the run-replicate model.
 ChangeEstimate estimate_change(const SideValues& base, const SideValues& cur,
-                               const stats::VariancePrior& prior);
+                               const stats::VariancePrior& prior, const SessionNoise& noise = {});
 
 // Upper-tail critical value of t(df) (normal for infinite df): P(T > t) = alpha.
 double t_critical(double alpha, double df);

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <set>
 
+#include "framework/gate/session_noise.h"
+
 namespace rtgate::gate {
 namespace {
 
@@ -122,6 +124,23 @@ std::vector<std::string> suite_load_differences(const SuiteResult& base, const S
   const std::vector<std::string> b = load_specs(base), c = load_specs(cur);
   if (b == c) return {};
   return {change("loads", joined(b), joined(c))};
+}
+
+std::string history_mismatch(const RunReport& stored, const RunReport& cur) {
+  if (stored.environment.hostname != cur.environment.hostname) {
+    return "host " + stored.environment.hostname;
+  }
+  if (session_id(stored) == session_id(cur)) return "the current session itself";
+  for (const SuiteResult& cs : cur.suites) {
+    const SuiteResult* ss = stored.find(cs.name);
+    if (ss == nullptr) return "no " + cs.name;
+    std::vector<std::string> d = suite_param_differences(*ss, cs);
+    for (std::string& l : suite_load_differences(*ss, cs)) d.push_back(std::move(l));
+    if (!d.empty()) return cs.name + " " + d.front();
+  }
+  const RunOptionsDiff o = run_option_differences(stored, cur);
+  if (!o.differences.empty()) return o.differences.front();
+  return "";
 }
 
 }  // namespace rtgate::gate

@@ -34,4 +34,8 @@ RunOptionsDiff run_option_differences(const RunReport& base, const RunReport& cu
 // (SuiteResult::loads[].spec): no entry when equal, else one "loads: 'cpu:2' -> (none)".
 std::vector<std::string> suite_load_differences(const SuiteResult& base, const SuiteResult& cur);
 
+// Why a stored result cannot be a session of `cur`'s history ("" when it can): another host, a
+// suite of cur's it lacks, different suite parameters, loads or run options, or cur's own session.
+std::string history_mismatch(const RunReport& stored, const RunReport& cur);
+
 }  // namespace rtgate::gate

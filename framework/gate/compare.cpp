@@ -51,7 +51,7 @@ SuiteVerdict missing_suite(const SuiteResult& s, const std::string& reason, Side
 // A metric on both sides, waiting to be judged once the variance priors are known.
 struct Pending {
   std::size_t suite, row;
-  const Metric* base;
+  const Metric* base;  // in the primary baseline session
   const Metric* cur;
   MetricPolicy policy;
 };
@@ -190,8 +190,8 @@ std::vector<bool> holm(const std::vector<MetricVerdict*>& rows, bool worse, int 
   bool stopped = false;
   for (std::size_t rank = 0; rank < order.size(); ++rank) {
     const std::size_t i = order[rank];
-    const double level =
-        per_metric ? alpha : alpha / static_cast<double>(family - static_cast<int>(rank));
+    const double level = per_metric ? (std::isnan(rows[i]->level) ? alpha : rows[i]->level)
+                                    : alpha / static_cast<double>(family - static_cast<int>(rank));
     if (set_level) rows[i]->level = level;
     const bool ok = p(i) <= level;
     if (per_metric) {
@@ -210,7 +210,22 @@ GroupKey group_of(const MetricVerdict& v, const std::string& statistic) {
   return {v.suite, v.metric, statistic};
 }
 
-void judge_pending(GateReport& g, const std::vector<Pending>& pending, const Levels& lv) {
+// The metric in each baseline session (the primary first; nullptr where a session lacks it).
+std::vector<const Metric*> in_sessions(const Pending& p, const MetricVerdict& v,
+                                       const std::vector<const RunReport*>& sessions) {
+  std::vector<const Metric*> out{p.base};
+  for (std::size_t i = 1; i < sessions.size(); ++i) {
+    const SuiteResult* s = sessions[i]->find(v.suite);
+    const Case* c = s != nullptr ? s->find(v.case_name) : nullptr;
+    const Metric* m = c != nullptr ? c->find(v.metric) : nullptr;
+    out.push_back(m != nullptr && m->kind == p.base->kind ? m : nullptr);
+  }
+  return out;
+}
+
+void judge_pending(GateReport& g, const std::vector<Pending>& pending, const Levels& lv,
+                   const std::vector<const RunReport*>& sessions, const NoiseModel& noise,
+                   bool one_session, bool per_metric_alpha, double look_share) {
   VariancePriors priors;
   for (const Pending& p : pending) {
     if (is_event_count(p.cur->kind, p.cur->unit)) continue;
@@ -229,9 +244,18 @@ void judge_pending(GateReport& g, const std::vector<Pending>& pending, const Lev
           return stats::VariancePrior{it->second * it->second, p.policy.prior->df};
         }
       }
-      return priors.prior(group_of(v, s));
+      if (const SessionNoise n = noise.of(v.suite, v.case_name, v.metric, s, p.cur->kind);
+          !one_session && n.source == NoiseSource::kHistory && n.run_df > 0) {
+        return stats::VariancePrior{n.run_var, n.run_df};  // this metric's own, from history
+      }
+      return priors.prior_for(group_of(v, s), {side_values(*p.base, s), side_values(*p.cur, s)});
     };
-    judge_metric(*p.base, *p.cur, p.policy, lv, prior_of, v);
+    const NoiseOf noise_of = [&](const std::string& s) {
+      if (one_session) return SessionNoise{};
+      return noise.of(v.suite, v.case_name, v.metric, s, p.cur->kind);
+    };
+    judge_metric(in_sessions(p, v, sessions), *p.cur, p.policy, lv, prior_of, noise_of, v);
+    if (per_metric_alpha) v.level = p.policy.alpha * look_share;
   }
 }
 
@@ -286,6 +310,14 @@ std::string incompleteness(const RunReport& cur) {
 }  // namespace
 
 GateReport compare(const RunReport& base, const RunReport& cur, const Policy& policy) {
+  NoiseModel noise;
+  noise.set_environment(base.environment, cur.environment);
+  return compare({&base}, cur, policy, noise);
+}
+
+GateReport compare(const std::vector<const RunReport*>& base_sessions, const RunReport& cur,
+                   const Policy& policy, const NoiseModel& noise) {
+  const RunReport& base = *base_sessions.front();
   GateReport g;
   g.alpha = policy.alpha;
   g.looks = policy.looks;
@@ -326,8 +358,15 @@ GateReport compare(const RunReport& base, const RunReport& cur, const Policy& po
   for (const Pending& p : pending) g.judged_metrics += p.policy.gated ? 1 : 0;
   g.family =
       policy.alpha_scope == AlphaScope::kGate ? std::max(policy.family_size, g.judged_metrics) : 1;
+  // Runs of the current session compared with runs of the same session (one process gating
+  // itself, a simulation) share its offset: no session term.
+  const bool one_session = base_sessions.size() == 1 && session_id(base) == session_id(cur);
+  g.noise = one_session ? "one session: the runs are the replicates"
+                        : noise.describe(static_cast<int>(base_sessions.size()));
   judge_pending(g, pending,
-                {.test = g.look_alpha / g.family, .eq = g.look_alpha, .robust = policy.alpha});
+                {.test = g.look_alpha / g.family, .eq = g.look_alpha, .robust = policy.alpha},
+                base_sessions, noise, one_session, policy.alpha_scope == AlphaScope::kMetric,
+                policy.looks.share());
   decide_all(g, policy);
 
   for (std::size_t i = 0; i < matched.size(); ++i) {

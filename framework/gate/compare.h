@@ -6,6 +6,8 @@
 //   GateReport g = compare(base, cur, policy);
 //   return exit_code(g, fail_on_inconclusive);
 //
+// The replicate is the session (session_noise.h): the change's variance has a term for each
+// side's session offset, from the host's history or a stated default prior.
 // Suites, cases and metrics are matched by name. Whatever the baseline had and current lacks
 // (absent, skipped) is a gated kMissing row: never green (exit 3). What only current has is
 // reported only (gated = false). Each matched metric is judged by metric_judge.h, with variance
@@ -22,11 +24,19 @@
 #pragma once
 
 #include "framework/gate/policy.h"
+#include "framework/gate/session_noise.h"
 #include "framework/gate/verdict.h"
 #include "framework/report/report.h"
 
 namespace rtgate::gate {
 
+// One baseline session and the default session noise (or none when both are one session).
 GateReport compare(const RunReport& base, const RunReport& cur, const Policy& policy = {});
+
+// Several baseline sessions (the first is primary: its suites and environment are what current is
+// paired with and checked against; the others add their runs as further sessions), and the
+// session noise learned from the host's history (NoiseModel::from_sessions).
+GateReport compare(const std::vector<const RunReport*>& base_sessions, const RunReport& cur,
+                   const Policy& policy, const NoiseModel& noise);
 
 }  // namespace rtgate::gate

@@ -5,6 +5,7 @@
 #include <boost/math/distributions/gamma.hpp>
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/special_functions/beta.hpp>
+#include <map>
 
 namespace rtgate::gate {
 namespace {
@@ -17,19 +18,38 @@ double sum_of(const std::vector<double>& xs) {
 
 using Fast = boost::math::policies::policy<boost::math::policies::promote_double<false>>;
 
-// Pearson chi-square / df of one side's per-run counts around their mean, when Pearson's
-// dispersion test rejects Poisson at 5%; else 1. With 4 df, phi's own noise would otherwise cut
-// the information of Poisson counts in half much of the time.
-double dispersion(const std::vector<double>& xs) {
-  if (xs.size() < 2) return 1;
-  const double mean = sum_of(xs) / static_cast<double>(xs.size());
-  if (mean <= 0) return 1;
-  double chi2 = 0;
-  for (double x : xs) chi2 += (x - mean) * (x - mean) / mean;
-  const double df = static_cast<double>(xs.size() - 1);
-  const double p = boost::math::cdf(
-      boost::math::complement(boost::math::chi_squared_distribution<double, Fast>(df), chi2));
-  return p < 0.05 ? std::max(1.0, chi2 / df) : 1.0;
+// Chi-square of the runs around their session's mean (Pearson, for a Poisson mean), its df, and
+// sum over sessions of n_j^2 (for the session term).
+struct Spread {
+  double chi2 = 0, df = 0, n_sq = 0;
+};
+
+void add_spread(const SideCounts& side, Spread& out) {
+  std::map<int, std::vector<double>> by;
+  for (std::size_t i = 0; i < side.values.size(); ++i) {
+    by[side.session.empty() ? 0 : side.session[i]].push_back(std::max(0.0, side.values[i]));
+  }
+  for (const auto& [id, xs] : by) {
+    const auto n = static_cast<double>(xs.size());
+    out.n_sq += n * n;
+    const double mean = sum_of(xs) / n;
+    if (mean <= 0) continue;
+    for (double x : xs) out.chi2 += (x - mean) * (x - mean) / mean;
+    out.df += n - 1;
+  }
+}
+
+// The within-session dispersion: pooled chi-square / df, moderated towards the history's, at the
+// upper 75% bound of a chi-square with the combined df; at least 1.
+double dispersion(const Spread& spread, const SessionNoise& noise) {
+  double d0 = noise.run_df > 0 ? noise.run_df : 0;
+  double phi0 = d0 > 0 ? noise.run_var : 1;
+  const double df = d0 + spread.df;
+  if (!(df > 0)) return 1;
+  const double phi = (d0 * phi0 + spread.chi2) / df;
+  const double lower_q =
+      boost::math::quantile(boost::math::chi_squared_distribution<double, Fast>(df), 0.25);
+  return std::max(1.0, phi * df / lower_q);
 }
 
 double z_quantile(double p) {
@@ -47,25 +67,33 @@ double poisson_lower(double k, double a) {
 
 }  // namespace
 
-CountEstimate estimate_counts(const std::vector<double>& base, const std::vector<double>& cur) {
+CountEstimate estimate_counts(const SideCounts& base, const SideCounts& cur,
+                              const SessionNoise& noise) {
   CountEstimate e;
-  e.n_base = base.size();
-  e.n_cur = cur.size();
+  e.n_base = base.values.size();
+  e.n_cur = cur.values.size();
   if (!e.ok()) return e;
   const double nb = static_cast<double>(e.n_base), nc = static_cast<double>(e.n_cur);
-  const double kb = sum_of(base), kc = sum_of(cur);
+  const double kb = sum_of(base.values), kc = sum_of(cur.values);
   e.rate_base = kb / nb;
   e.rate_cur = kc / nc;
   e.effect = e.rate_cur - e.rate_base;
-  // Overdispersion, per side (Pearson chi-square / df, used only when that side's dispersion test
-  // rejects Poisson at 5%), and the larger of the two: a burst pattern on one side and a quiet
-  // other side must not average out into "nearly Poisson".
-  e.phi = std::max(dispersion(base), dispersion(cur));
-  const double sb = kb / e.phi, sc = kc / e.phi;
+  Spread spread, sb, sc;
+  add_spread(base, sb);
+  add_spread(cur, sc);
+  spread = {sb.chi2 + sc.chi2, sb.df + sc.df, 0};
+  const double within = dispersion(spread, noise);
+  // The session term at the pooled rate: what equal rates would show.
+  const double rate = (kb + kc) / (nb + nc);
+  const double tau_sq = std::max(0.0, noise.tau_sq);
+  const double session_b = tau_sq * rate * sb.n_sq / nb;
+  const double session_c = tau_sq * rate * sc.n_sq / nc;
+  e.phi = within + std::max(session_b, session_c);
+  const double sbase = kb / e.phi, scur = kc / e.phi;
   const double share = nc / (nb + nc);
-  // P(X >= sc) and P(X <= sc) for X ~ Binomial(sb + sc, share), continuous in the counts.
-  e.p_up = sc <= 0 ? 1.0 : boost::math::ibeta(sc, sb + 1, share, Fast());
-  e.p_down = sb <= 0 ? 1.0 : boost::math::ibeta(sb, sc + 1, 1 - share, Fast());
+  // P(X >= scur) and P(X <= scur) for X ~ Binomial(sbase + scur, share), continuous in the counts.
+  e.p_up = scur <= 0 ? 1.0 : boost::math::ibeta(scur, sbase + 1, share, Fast());
+  e.p_down = sbase <= 0 ? 1.0 : boost::math::ibeta(sbase, scur + 1, 1 - share, Fast());
   return e;
 }
 

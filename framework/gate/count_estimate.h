@@ -2,20 +2,25 @@
 //
 // Events are compared as rates per run by the exact conditional test (given the total, current's
 // share of the events is Binomial(K, n_cur / (n_base + n_cur)) when the rates are equal), made
-// quasi-Poisson: real event counts are burstier than Poisson (one VM hiccup swallows several
-// periods), so the counts are divided by the overdispersion phi before the test (which the
-// regularized incomplete beta function evaluates for non-integer counts): the larger of the two
-// sides' Pearson chi-square / df, each used only when that side's dispersion test rejects Poisson
-// at 5%. The larger, not the pooled: bursts on one side and a quiet other side must not average
-// out into "nearly Poisson". The interval of the difference in
-// events per run takes each side's exact (gamma) Poisson bound at half the level, so it covers at
-// least the nominal level even with no events on a side (0 events in 5 runs: current's rate is
-// below 0.6 per run at 95%).
+// quasi-Poisson: the counts are divided by a dispersion phi before the test (the regularized
+// incomplete beta function evaluates it for non-integer counts). phi has two parts:
+//  - within sessions: real event counts are burstier than Poisson (one VM hiccup swallows several
+//    periods). The Pearson chi-square / df of the runs around their session's mean, pooled over
+//    both sides, is always applied (a pretest would let moderately overdispersed counts through
+//    as Poisson), moderated towards the history's dispersion when there is one, and taken at its
+//    upper 75% bound: a dispersion from 8 df is itself uncertain, and the test treats it as known.
+//  - between sessions: a session's rate carries its offset (log SD tau), which adds
+//    tau^2 rate sum(n_j^2) / N to a side's variance-to-mean ratio (the larger side's is used).
+// The interval of the difference in events per run takes each side's exact (gamma) Poisson bound
+// of the scaled counts at half the level, so it covers at least the nominal level even with no
+// events on a side (0 events in 5 runs: current's rate is below 0.6 per run at 95%).
 #pragma once
 
 #include <cmath>
 #include <cstddef>
 #include <vector>
+
+#include "framework/gate/session_noise.h"
 
 namespace rtgate::gate {
 
@@ -34,7 +39,13 @@ struct CountEstimate {
   double detectable(double alpha, double power = 0.9) const;
 };
 
-// Per-run counts (>= 0) of each side.
-CountEstimate estimate_counts(const std::vector<double>& base, const std::vector<double>& cur);
+// Per-run counts (>= 0) of one side, and the session of each (empty: one session).
+struct SideCounts {
+  std::vector<double> values;
+  std::vector<int> session;
+};
+
+CountEstimate estimate_counts(const SideCounts& base, const SideCounts& cur,
+                              const SessionNoise& noise = {});
 
 }  // namespace rtgate::gate

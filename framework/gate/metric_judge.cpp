@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "framework/gate/change_estimate.h"
 #include "framework/gate/count_estimate.h"
 #include "framework/gate/format.h"
 #include "framework/gate/run_values.h"
@@ -11,176 +12,6 @@
 
 namespace rtgate::gate {
 namespace {
-
-constexpr double kPower = 0.9;
-
-double z_sum(double alpha) {
-  return t_critical(alpha, INFINITY) + t_critical(1 - kPower, INFINITY);
-}
-
-std::string ci_name(const Levels& lv) { return fmt::num(100 * (1 - 2 * lv.eq)) + "% CI"; }
-
-// Figures shown for a value of the metric's unit: ns for latency, else the number and unit.
-std::string value_str(const Metric& m, double v) {
-  return m.kind == MetricKind::kLatency ? fmt::ns(v) : fmt::num(v) + " " + m.unit;
-}
-
-// Orientation: for "lower is better" the worse direction is up. A change counts in a direction
-// only beyond the floor and only when it is consistent across runs: a one-sided Mann-Whitney U
-// test of the per-run values significant at the unadjusted level (`robust`). What one or two runs
-// alone make (an outlier run, a burst) is not a change of the system, however large. The check
-// only removes rejections, so the gate keeps its level; the parametric test sets the p-value.
-struct Oriented {
-  double p_worse, p_better;
-  bool beyond_worse, beyond_better;
-  bool robust_worse = false, robust_better = false;
-};
-
-Oriented orient(Better better, double p_up, double p_down, double effect, double floor,
-                double p_up_without, double p_down_without, double robust) {
-  const bool lower_better = better == Better::kLower;
-  return {.p_worse = lower_better ? p_up : p_down,
-          .p_better = lower_better ? p_down : p_up,
-          .beyond_worse = lower_better ? effect > floor : effect < -floor,
-          .beyond_better = lower_better ? effect < -floor : effect > floor,
-          .robust_worse = !((lower_better ? p_up_without : p_down_without) > robust),
-          .robust_better = !((lower_better ? p_down_without : p_up_without) > robust)};
-}
-
-// Fewer runs a side than this cannot show consistency at 5% (3 against 3: p >= 1/20), so the
-// check is waived there; such a verdict rests on the (calibrated) variance alone.
-constexpr std::size_t kConsistencyRuns = 3;
-
-std::string consistency_text(double p_rank, double robust) {
-  if (std::isnan(p_rank)) return "; consistency across runs not testable (fewer than 3 a side)";
-  return "; across runs (Mann-Whitney) " + fmt::p_value(p_rank) +
-         (p_rank <= robust ? "" : ", not consistent across runs: not counted");
-}
-
-// One-sided rank tests of current against baseline per-run values: (up, down); NaN when waived.
-std::pair<double, double> rank_p(const std::vector<double>& b, const std::vector<double>& c) {
-  if (b.size() < kConsistencyRuns || c.size() < kConsistencyRuns) return {NAN, NAN};
-  return {stats::mann_whitney_u(c, b, stats::Alternative::kGreater).p_value,
-          stats::mann_whitney_u(c, b, stats::Alternative::kLess).p_value};
-}
-
-// Both directions of one statistic: the parametric p-values into `e`, the floors and the
-// consistency across runs of the per-run values `b` and `c`; `consistency` is the detail's tail.
-Oriented directions(const Metric& cur, double p_up, double p_down, double effect, double floor,
-                    const std::vector<double>& b, const std::vector<double>& c, double robust,
-                    Evidence& e, std::string& consistency) {
-  const auto [rank_up, rank_down] = rank_p(b, c);
-  const Oriented o = orient(cur.better, p_up, p_down, effect, floor, rank_up, rank_down, robust);
-  e.p_value = o.p_worse;
-  e.p_better = o.p_better;
-  consistency = o.beyond_worse
-                    ? consistency_text(cur.better == Better::kLower ? rank_up : rank_down, robust)
-                    : "";
-  return o;
-}
-
-void classify(Evidence& e, const Oriented& o, double a, bool within) {
-  e.counts_worse = o.beyond_worse && o.robust_worse;
-  e.counts_better = o.beyond_better && o.robust_better;
-  if (o.p_worse <= a && o.beyond_worse && o.robust_worse) {
-    e.indicates = Verdict::kRegressed;
-  } else if (o.p_better <= a && o.beyond_better && o.robust_better) {
-    e.indicates = Verdict::kImproved;
-  } else {
-    e.indicates = within ? Verdict::kUnchanged : Verdict::kInconclusive;
-  }
-}
-
-// exp(mean) of per-run log values: the geometric mean in the metric's unit; NaN without values.
-double geometric_mean(const SideValues& s) {
-  if (s.values.empty()) return NAN;
-  double m = 0;
-  for (double v : s.values) m += v;
-  return std::exp(m / static_cast<double>(s.values.size()));
-}
-
-// A log-scale statistic (latency quantile or max per run, throughput or duration per run).
-Evidence log_statistic(const Metric& base, const Metric& cur, const std::string& statistic,
-                       double floor_pct, const Levels& lv, double a,
-                       const stats::VariancePrior& prior, int min_runs, Oriented& o) {
-  Evidence e{.test = statistic == "max"     ? "run_max"
-                     : statistic == "value" ? "run_value"
-                                            : "run_quantile",
-             .statistic = statistic};
-  const SideValues b = side_values(base, statistic), c = side_values(cur, statistic);
-  e.baseline = geometric_mean(b);
-  e.current = geometric_mean(c);
-  const std::string label =
-      statistic == "value" ? "per run" : statistic_label(statistic) + " per run";
-  const double floor = std::log1p(floor_pct / 100);
-  e.floor = std::exp(floor);
-  const ChangeEstimate full = estimate_change(b, c, prior);
-  const auto fewest = static_cast<int>(std::min(b.values.size(), c.values.size()));
-  if (!full.ok() || (fewest < min_runs && !prior.usable())) {
-    e.indicates = Verdict::kInconclusive;
-    e.detail = label + ": " + std::to_string(b.values.size()) + " vs " +
-               std::to_string(c.values.size()) +
-               " runs with values; the run-to-run spread needs 2 runs a side (or a calibrated "
-               "prior, rtgate calibrate)";
-    o = {1, 1, false, false};
-    return e;
-  }
-  std::string consistency;
-  o = directions(cur, full.p_up, full.p_down, full.effect, floor, b.values, c.values, lv.robust, e,
-                 consistency);
-  e.effect = std::exp(full.effect);
-  e.ci_low = std::exp(full.lower(lv.eq));
-  e.ci_high = std::exp(full.upper(lv.eq));
-  const double det = full.detectable(a, kPower);
-  e.detectable = std::exp(det);
-  const double per_run_var = (full.var_base + full.var_cur) / 2;
-  e.runs_needed = std::ceil(2 * per_run_var * std::pow(z_sum(a) / floor, 2));
-  const bool within = full.lower(lv.eq) > -floor && full.upper(lv.eq) < floor;
-  classify(e, o, a, within);
-  e.detail = label + ": " + value_str(cur, e.baseline) + " -> " + value_str(cur, e.current) +
-             " (geometric means of " + std::to_string(b.values.size()) + " vs " +
-             std::to_string(c.values.size()) + " runs), x" + fmt::num(e.effect) + " " +
-             ci_name(lv) + " " + fmt::interval(e.ci_low, e.ci_high, false) + ", worse " +
-             fmt::p_value(o.p_worse) + ", floor x" + fmt::num(e.floor) + ", detectable x" +
-             fmt::num(e.detectable) + " (df " + fmt::num(full.df) + ")" + consistency;
-  return e;
-}
-
-Evidence event_statistic(const Metric& base, const Metric& cur, double floor, const Levels& lv,
-                         double a, Oriented& o) {
-  Evidence e{.test = "event_rate", .statistic = "rate", .ratio = false, .floor = floor};
-  e.baseline = stats::amean(base.samples);
-  e.current = stats::amean(cur.samples);
-  const CountEstimate full = estimate_counts(base.samples, cur.samples);
-  if (!full.ok()) {
-    e.indicates = Verdict::kInconclusive;
-    e.detail = "no runs on a side";
-    o = {1, 1, false, false};
-    return e;
-  }
-  std::string consistency;
-  o = directions(cur, full.p_up, full.p_down, full.effect, floor, base.samples, cur.samples,
-                 lv.robust, e, consistency);
-  e.effect = full.effect;
-  e.ci_low = full.lower(lv.eq);
-  e.ci_high = full.upper(lv.eq);
-  e.detectable = full.detectable(a, kPower);
-  const double pooled = std::max((full.rate_base * static_cast<double>(full.n_base) +
-                                  full.rate_cur * static_cast<double>(full.n_cur)) /
-                                     static_cast<double>(full.n_base + full.n_cur),
-                                 1.0 / static_cast<double>(full.n_base + full.n_cur));
-  e.runs_needed =
-      floor > 0 ? std::ceil(2 * full.phi * pooled * std::pow(z_sum(a) / floor, 2)) : NAN;
-  classify(e, o, a, e.ci_low > -floor && e.ci_high < floor);
-  e.detail = fmt::num(full.rate_base) + " -> " + fmt::num(full.rate_cur) + " " + cur.unit +
-             " per run (" + std::to_string(full.n_base) + " vs " + std::to_string(full.n_cur) +
-             " runs), difference " + fmt::num(e.effect) + " " + ci_name(lv) + " " +
-             fmt::interval(e.ci_low, e.ci_high, false) + ", worse " + fmt::p_value(o.p_worse) +
-             " (exact rate test" +
-             (full.phi > 1 ? ", overdispersion x" + fmt::num(full.phi) : std::string()) +
-             "), floor " + fmt::num(floor) + " per run" + consistency;
-  return e;
-}
 
 std::string change_of(const Evidence& e) {
   if (!e.ratio) return (e.effect >= 0 ? "+" : "") + fmt::num(e.effect);
@@ -219,26 +50,107 @@ double openness(const Evidence& e) {
                  : (e.ci_high - e.ci_low) / std::max(1e-12, e.floor);
 }
 
-}  // namespace
+// The largest exact max over the sessions; NaN when none has a histogram.
+double worst_max(const std::vector<const Metric*>& sessions) {
+  double worst = NAN;
+  for (const Metric* m : sessions) {
+    if (m != nullptr && m->histogram) {
+      const auto max = static_cast<double>(m->histogram->max());
+      worst = std::isnan(worst) ? max : std::max(worst, max);
+    }
+  }
+  return worst;
+}
 
-void judge_metric(const Metric& base, const Metric& cur, const MetricPolicy& mp, const Levels& lv,
-                  const PriorOf& prior_of, MetricVerdict& out) {
-  out.p_worse = 1;
-  out.p_better = 1;
-  bool over_budget = false;
+// Evidence that is a fact about current rather than a test: a budget, runs without progress.
+// The largest per-run max current may have and still be what the baseline's runs predict for one
+// of n_cur further runs (one-sided at `alpha` over the n_cur runs, the session offsets included):
+// exp(mean + t * sd * sqrt(1 + 1/n)) of the baseline's per-run log maxima; NaN with fewer than 3.
+double predicted_run_max(const std::vector<const Metric*>& base, std::size_t n_cur, double alpha,
+                         const SessionNoise& noise) {
+  const SideValues b = side_values(base, "max");
+  const auto n = static_cast<double>(b.values.size());
+  if (n < 3 || n_cur == 0) return NAN;
+  double mean = 0, ss = 0;
+  for (double v : b.values) mean += v / n;
+  for (double v : b.values) ss += (v - mean) * (v - mean);
+  const double var = ss / (n - 1) * (1 + 1 / n) + 2 * std::max(0.0, noise.tau_sq);
+  return std::exp(mean + t_critical(alpha / static_cast<double>(n_cur), n - 1) * std::sqrt(var));
+}
+
+void add_facts(const std::vector<const Metric*>& base, const Metric& cur, const MetricPolicy& mp,
+               double alpha, const SessionNoise& max_noise, MetricVerdict& out) {
+  const double bmax = worst_max(base);
+  const double max = cur.histogram ? static_cast<double>(cur.histogram->max()) : NAN;
   if (cur.kind == MetricKind::kLatency && mp.budget_ns) {
-    const double max = cur.histogram ? static_cast<double>(cur.histogram->max()) : NAN;
-    const double bmax = base.histogram ? static_cast<double>(base.histogram->max()) : NAN;
-    over_budget = max > *mp.budget_ns;
+    const bool over = max > *mp.budget_ns;
     out.evidence.push_back({.test = "budget",
                             .effect = max,
                             .floor = *mp.budget_ns,
-                            .detail = "max " + fmt::ns(max) + (over_budget ? " over" : " within") +
+                            .detail = "max " + fmt::ns(max) + (over ? " over" : " within") +
                                       " the budget of " + fmt::ns(*mp.budget_ns) +
                                       " (baseline max " + fmt::ns(bmax) + ")",
-                            .indicates = over_budget ? Verdict::kRegressed : Verdict::kUnchanged,
-                            .deciding = over_budget});
+                            .indicates = over ? Verdict::kRegressed : Verdict::kUnchanged,
+                            .deciding = over});
   }
+  if (cur.kind == MetricKind::kLatency && std::isfinite(bmax) && std::isfinite(max)) {
+    // The worst case must not have grown: not beyond the baseline's worst, and no run of current
+    // beyond what the baseline's runs predict (one run with four times the max is not
+    // "unchanged" because the other runs hide it in a mean).
+    const double floor = 1 + mp.max_noise_floor_pct / 100;
+    double run_max = 0;
+    for (const LatencySummary& r : cur.runs)
+      run_max = std::max(run_max, static_cast<double>(r.max));
+    const double predicted = predicted_run_max(base, cur.runs.size(), alpha, max_noise);
+    const bool run_within = !(run_max > predicted * floor);
+    const bool within = max <= bmax * floor && run_within;
+    out.evidence.push_back(
+        {.test = "worst_max",
+         .baseline = bmax,
+         .current = max,
+         .effect = bmax > 0 ? max / bmax : NAN,
+         .floor = floor,
+         .detail =
+             "exact max " + fmt::ns(max) + (max <= bmax * floor ? " within" : " beyond") + " x" +
+             fmt::num(floor) + " of the baseline's worst session's " + fmt::ns(bmax) +
+             (run_within ? std::string()
+                         : "; a run's max " + fmt::ns(run_max) + " beyond x" + fmt::num(floor) +
+                               " of the " + fmt::ns(predicted) + " the baseline's runs predict"),
+         .indicates = within ? Verdict::kUnchanged : Verdict::kInconclusive});
+  }
+  int base_zero = 0;
+  for (const Metric* m : base) base_zero += m != nullptr ? zero_runs(*m) : 0;
+  if (const int zero = zero_runs(cur); zero > 0) {
+    const bool fact = base_zero == 0;
+    out.evidence.push_back(
+        {.test = "zero_runs",
+         .baseline = static_cast<double>(base_zero),
+         .current = static_cast<double>(zero),
+         .detail = std::to_string(zero) + " run(s) of current measured 0 " + cur.unit +
+                   ": the work made no progress" +
+                   (fact ? std::string(" (no baseline run did)")
+                         : ", and " + std::to_string(base_zero) + " baseline run(s) did too"),
+         .indicates = fact ? Verdict::kRegressed : Verdict::kInconclusive,
+         .deciding = fact});
+  }
+}
+
+bool decided_by_fact(const MetricVerdict& out) {
+  return std::any_of(out.evidence.begin(), out.evidence.end(), [](const Evidence& e) {
+    return (e.test == "budget" || e.test == "zero_runs") && e.indicates == Verdict::kRegressed;
+  });
+}
+
+}  // namespace
+
+void judge_metric(const std::vector<const Metric*>& base_sessions, const Metric& cur,
+                  const MetricPolicy& mp, const Levels& lv, const PriorOf& prior_of,
+                  const NoiseOf& noise_of, MetricVerdict& out) {
+  out.p_worse = 1;
+  out.p_better = 1;
+  const Metric& base = *base_sessions.front();
+  add_facts(base_sessions, cur, mp, lv.eq, noise_of("max"), out);
+  const bool over_budget = decided_by_fact(out);
 
   std::vector<Oriented> calls;
   const bool events = is_event_count(cur.kind, cur.unit);
@@ -253,18 +165,19 @@ void judge_metric(const Metric& base, const Metric& cur, const MetricPolicy& mp,
   for (const std::string& s : stats) {
     Oriented o{};
     if (events) {
-      out.evidence.push_back(event_statistic(base, cur, mp.count_floor_per_run, lv, a, o));
+      out.evidence.push_back(
+          event_statistic(base_sessions, cur, mp.count_floor_per_run, lv, a, noise_of(s), o));
     } else {
       const double floor = cur.kind != MetricKind::kLatency ? mp.noise_floor_pct
                            : s == "max"                     ? mp.max_noise_floor_pct
                                                             : mp.latency_noise_floor_pct;
-      out.evidence.push_back(
-          log_statistic(base, cur, s, floor, lv, a, prior_of(s), mp.latency_min_runs, o));
+      out.evidence.push_back(log_statistic(base_sessions, cur, s, floor, lv, a, prior_of(s),
+                                           noise_of(s), mp.latency_min_runs, o));
     }
     calls.push_back(o);
   }
   const auto k = static_cast<double>(stats.size());
-  const std::size_t first = out.evidence.size() - stats.size();
+  const std::size_t first = out.evidence.size() - stats.size();  // after the facts
   for (std::size_t i = 0; i < calls.size(); ++i) {
     if (calls[i].beyond_worse && calls[i].robust_worse)
       out.p_worse = std::min(out.p_worse, std::min(1.0, k * calls[i].p_worse));
@@ -293,10 +206,16 @@ void judge_metric(const Metric& base, const Metric& cur, const MetricPolicy& mp,
 void decide_metric(MetricVerdict& v, bool worse_rejected, bool better_rejected) {
   std::vector<Evidence*> stats;
   Evidence* budget = nullptr;
+  Evidence* zero = nullptr;
+  Evidence* max_grew = nullptr;
   bool cv_blocked = false;
   for (Evidence& e : v.evidence) {
     if (e.test == "budget") {
       budget = &e;
+    } else if (e.test == "zero_runs") {
+      zero = &e;
+    } else if (e.test == "worst_max") {
+      if (e.indicates != Verdict::kUnchanged) max_grew = &e;
     } else if (e.test == "baseline_cv") {
       cv_blocked = true;
     } else {
@@ -311,6 +230,12 @@ void decide_metric(MetricVerdict& v, bool worse_rejected, bool better_rejected) 
     v.baseline = NAN;
     v.current = budget->effect;
     v.reason = budget->detail;
+    return;
+  }
+  if (zero != nullptr && zero->indicates == Verdict::kRegressed) {
+    v.verdict = Verdict::kRegressed;
+    v.decided_by = "zero_runs";
+    v.reason = zero->detail;
     return;
   }
   auto best = [&](bool worse) {
@@ -337,7 +262,7 @@ void decide_metric(MetricVerdict& v, bool worse_rejected, bool better_rejected) 
     }
   }
   const bool all_within =
-      !cv_blocked && !stats.empty() &&
+      !cv_blocked && zero == nullptr && max_grew == nullptr && !stats.empty() &&
       std::all_of(stats.begin(), stats.end(), [](const Evidence* e) {
         return e->ci_low > (e->ratio ? 1 / e->floor : -e->floor) && e->ci_high < e->floor;
       });
@@ -372,6 +297,14 @@ void decide_metric(MetricVerdict& v, bool worse_rejected, bool better_rejected) 
   }
   if (cv_blocked) {
     v.reason = v.evidence.back().detail;
+    return;
+  }
+  if (zero != nullptr) {
+    v.reason = zero->detail;
+    return;
+  }
+  if (open == nullptr && max_grew != nullptr) {
+    v.reason = "every interval inside its floor, but the " + max_grew->detail;
     return;
   }
   if (open == nullptr || !std::isfinite(open->ci_low)) {

@@ -209,6 +209,18 @@ Policy policy_of(const YAML::Node& root, const std::string& origin) {
                "budgets_ns, metrics)");
     }
   }
+  // A metric's own alpha is a level for that metric alone: under the gate's scope every metric
+  // shares the family's alpha, and an override there would silently mean nothing.
+  if (p.alpha_scope == AlphaScope::kGate) {
+    for (const auto& [key, o] : p.per_metric) {
+      if (o.alpha) {
+        fail(origin, root["metrics"],
+             "metrics." + key +
+                 ".alpha: a metric's own alpha needs alpha_scope: metric (with the "
+                 "default alpha_scope: gate, the top-level alpha is shared by every metric)");
+      }
+    }
+  }
   return p;
 }
 

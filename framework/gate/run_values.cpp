@@ -23,7 +23,46 @@ double run_value(const LatencySummary& s, const std::string& statistic) {
   return NAN;
 }
 
+// A per-run throughput or duration is a count over a timed interval: resolved to about 0.1%.
+constexpr double kValueResolution = 1e-3;
+
 }  // namespace
+
+int zero_runs(const Metric& m) {
+  if (m.kind != MetricKind::kThroughput && m.kind != MetricKind::kDuration) return 0;
+  int n = 0;
+  for (double v : m.samples) n += !(v > 0 && std::isfinite(v));
+  return n;
+}
+
+SideValues side_values(const std::vector<const Metric*>& sessions, const std::string& statistic) {
+  SideValues out;
+  double within = 0;
+  int with_values = 0;
+  for (std::size_t i = 0; i < sessions.size(); ++i) {
+    if (sessions[i] == nullptr) continue;
+    const SideValues one = side_values(*sessions[i], statistic);
+    if (one.values.empty()) continue;
+    out.values.insert(out.values.end(), one.values.begin(), one.values.end());
+    out.session.insert(out.session.end(), one.values.size(), static_cast<int>(i));
+    within += one.within_var;
+    ++with_values;
+  }
+  out.within_var = with_values > 0 ? within / with_values : 0;
+  return out;
+}
+
+SideCounts side_counts(const std::vector<const Metric*>& sessions) {
+  SideCounts out;
+  for (std::size_t i = 0; i < sessions.size(); ++i) {
+    if (sessions[i] == nullptr) continue;
+    for (double v : sessions[i]->samples) {
+      out.values.push_back(v);
+      out.session.push_back(static_cast<int>(i));
+    }
+  }
+  return out;
+}
 
 double statistic_quantile(const std::string& statistic) {
   // The names once: the gate asks this for every metric and statistic of a selection.
@@ -70,6 +109,7 @@ SideValues side_values(const Metric& m, const std::string& statistic) {
     for (double v : m.samples) {
       if (v > 0 && std::isfinite(v)) out.values.push_back(std::log(v));
     }
+    out.within_var = kValueResolution * kValueResolution;
     return out;
   }
   double samples = 0;

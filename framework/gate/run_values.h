@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "framework/gate/change_estimate.h"
+#include "framework/gate/count_estimate.h"
 #include "framework/gate/policy.h"
 #include "framework/report/report.h"
 
@@ -24,6 +25,17 @@ std::vector<std::string> run_statistics(const Metric& m, const MetricPolicy& mp)
 // and quantisation for quantiles, quantisation for the max, 0 for per-run values). Runs without
 // samples, and values <= 0, are left out.
 SideValues side_values(const Metric& m, const std::string& statistic);
+
+// The same over several sessions of one side (each a result's metric, nullptr where a session
+// lacks it): the values of all, each tagged with its session; the within-run floor averaged.
+SideValues side_values(const std::vector<const Metric*>& sessions, const std::string& statistic);
+
+// A side's per-run event counts over its sessions, each tagged with its session.
+SideCounts side_counts(const std::vector<const Metric*>& sessions);
+
+// Runs of a throughput or duration metric whose value is 0 or not finite: a run in which the
+// workload made no progress. side_values leaves them out (no log); the gate counts them.
+int zero_runs(const Metric& m);
 
 // The quantile a statistic name denotes ("p999" -> 0.999), NaN for "max" and "value".
 double statistic_quantile(const std::string& statistic);

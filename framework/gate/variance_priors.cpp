@@ -1,6 +1,8 @@
 #include "framework/gate/variance_priors.h"
 
 #include <algorithm>
+#include <boost/math/distributions/chi_squared.hpp>
+#include <boost/math/distributions/fisher_f.hpp>
 #include <boost/math/special_functions/digamma.hpp>
 #include <cmath>
 
@@ -69,13 +71,17 @@ stats::VariancePrior fit_group_prior(const std::vector<GroupMember>& members) {
   if (estimates.size() < kMinGroup) return {};
   stats::VariancePrior prior = stats::fit_prior(estimates);
   if (!prior.usable()) return prior;
+  // The cap is per side: the prior moderates each side's variance, of n - 1 df.
   std::vector<double> dfs;
-  for (const auto& e : estimates) dfs.push_back(e.df);
+  for (const GroupMember& m : members) {
+    if (m.base.values.size() < 2 || m.cur.values.size() < 2) continue;
+    dfs.push_back(static_cast<double>(std::min(m.base.values.size(), m.cur.values.size()) - 1));
+  }
   std::nth_element(dfs.begin(), dfs.begin() + static_cast<std::ptrdiff_t>(dfs.size() / 2),
                    dfs.end());
   const double df = dfs[dfs.size() / 2];
   const double g = static_cast<double>(estimates.size());
-  const double g_eff = g / (1 + (g - 1) * excess_r2(res, df));
+  const double g_eff = g / (1 + (g - 1) * excess_r2(res, estimates.front().df));
   const double cap = df * std::min(g_eff, kMaxBorrow);
   if (prior.d0 > cap) {
     // The same location estimate, re-expressed for the smaller df (fit_prior's moment relation).
@@ -92,6 +98,31 @@ stats::VariancePrior fit_group_prior(const std::vector<GroupMember>& members) {
 
 void VariancePriors::fit() {
   for (const auto& [key, members] : groups_) priors_[key] = fit_group_prior(members);
+}
+
+bool outlier_above(const SideValues& side, const stats::VariancePrior& prior) {
+  const std::size_t n = side.values.size();
+  if (n < 2 || !prior.usable()) return false;
+  double mean = 0;
+  for (double v : side.values) mean += v;
+  mean /= static_cast<double>(n);
+  double ss = 0;
+  for (double v : side.values) ss += (v - mean) * (v - mean);
+  const double df = static_cast<double>(n - 1);
+  const double ratio = ss / df / prior.s0_sq;
+  if (std::isinf(prior.d0)) {
+    return ratio * df > boost::math::quantile(boost::math::complement(
+                            boost::math::chi_squared_distribution<double>(df), 0.01));
+  }
+  return ratio > boost::math::quantile(boost::math::complement(
+                     boost::math::fisher_f_distribution<double>(df, prior.d0), 0.01));
+}
+
+stats::VariancePrior VariancePriors::prior_for(const GroupKey& key,
+                                               const GroupMember& member) const {
+  const stats::VariancePrior p = prior(key);
+  if (outlier_above(member.base, p) || outlier_above(member.cur, p)) return {};
+  return p;
 }
 
 stats::VariancePrior VariancePriors::prior(const GroupKey& key) const {

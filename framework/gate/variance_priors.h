@@ -12,8 +12,12 @@
 //    df per metric x G_eff, G_eff = G / (1 + (G - 1) r2), with r2 the mean squared correlation of
 //    the metrics' per-run residuals beyond what chance alone gives (1 / residual df), the design
 //    effect of a mean of correlated variance estimates. r2 from ten-run residuals is itself noisy,
-//    so the prior is also never worth more than kMaxBorrow times the metric's own df: five runs
-//    borrow at most the information of about twenty.
+//    so the prior is also never worth more than kMaxBorrow times the df of one side's variance
+//    (the prior moderates each side's variance separately): five runs borrow at most the
+//    information of about twenty.
+//  - A member much noisier than its group (a lock three times noisier) must not be shrunk into
+//    it: when either side's own variance is beyond the upper 1% of F(df, d0) around the prior
+//    (limma's robust = TRUE idea), that member uses its own variance only (prior_for).
 #pragma once
 
 #include <map>
@@ -38,6 +42,9 @@ struct GroupMember {
 // gives (1 / residual_df), in [0, 1]; 1 when fewer than two or their lengths differ.
 double excess_r2(const std::vector<std::vector<double>>& residuals, double residual_df);
 
+// Whether a side's own variance is beyond the upper 1% of what the prior allows.
+bool outlier_above(const SideValues& side, const stats::VariancePrior& prior);
+
 // The prior of one group (d0 = 0 when the group is too small or holds no information).
 stats::VariancePrior fit_group_prior(const std::vector<GroupMember>& members);
 
@@ -50,6 +57,8 @@ class VariancePriors {
   void fit();
   // The prior of the group (no prior when unknown or unfitted).
   stats::VariancePrior prior(const GroupKey& key) const;
+  // The same for one member: none when the member is an outlier above its group.
+  stats::VariancePrior prior_for(const GroupKey& key, const GroupMember& member) const;
 
  private:
   std::map<GroupKey, std::vector<GroupMember>> groups_;

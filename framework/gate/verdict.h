@@ -35,7 +35,9 @@ Verdict worst(Verdict a, Verdict b);
 // One statistic's comparison (or a budget check) behind a metric verdict.
 struct Evidence {
   // "run_quantile" (a latency quantile per run), "run_max" (the per-run max), "run_value"
-  // (throughput or duration per run), "event_rate" (event counts per run), "budget".
+  // (throughput or duration per run), "event_rate" (event counts per run), "budget",
+  // "zero_runs" (runs of a throughput that made no progress), "worst_max" (current's exact max
+  // against the baseline's worst, which "unchanged" needs).
   std::string test;
   std::string statistic;  // "p99", "p999", "max", "value", "rate"; "" for a budget
   // One-sided p-value in the worse direction (the run-level test); NaN for a budget.
@@ -48,10 +50,13 @@ struct Evidence {
   // statistics, the difference in events per run for event_rate (ratio false).
   double effect = NAN, ci_low = NAN, ci_high = NAN;
   bool ratio = true;
-  double floor = NAN;        // the noise floor in the same terms (ratio 1.10 or events per run)
-  double detectable = NAN;   // smallest change detectable with 90% power, same terms
-  double runs_needed = NAN;  // runs a side at which `detectable` reaches the floor (estimate)
-  std::string detail;        // one line, for people: figures, interval, p-value, noise floor
+  double floor = NAN;            // the noise floor in the same terms (ratio 1.10 or events per run)
+  double detectable = NAN;       // smallest change detectable with 90% power, same terms
+  double runs_needed = NAN;      // runs a side at which `detectable` reaches the floor (estimate;
+                                 // inf when the sessions' spread alone is wider than the floor)
+  double sessions_needed = NAN;  // sessions a side at which it does (NaN without session noise)
+  std::string noise;             // where the session noise came from ("tau 8% from 10 sessions")
+  std::string detail;            // one line, for people: figures, interval, p-value, noise floor
   // What this evidence alone indicates at the metric's level: kRegressed/kImproved when it fired,
   // kUnchanged when its interval lies inside the floor, kInconclusive otherwise.
   Verdict indicates = Verdict::kUnchanged;
@@ -116,6 +121,8 @@ struct GateReport {
   double alpha = 0.05, look_alpha = 0.05;
   int judged_metrics = 0, family = 1;
   Looks looks;  // the sequential look this was (policy.h); looks.max 0 for a single comparison
+  // Where the session noise came from, one line ("12 sessions of history", "the default prior").
+  std::string noise;
   // Why some or all of the comparison is not valid ("incomparable: ..."), each one line: differing
   // parameters or run options, an incomplete current result. Each made a suite (or the whole
   // gate) inconclusive unless allowed.

@@ -266,6 +266,8 @@ Environment capture_environment() {
       env.machine = u.machine;
     }
     env.cmdline = read_trimmed("/proc/cmdline");
+    env.boot_id = read_trimmed("/proc/sys/kernel/random/boot_id");
+    env.pid = getpid();
     detect_preempt_model(env);
 
     const std::string cpuinfo = read_file("/proc/cpuinfo").value_or("");

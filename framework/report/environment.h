@@ -29,6 +29,11 @@ struct Environment {
   std::string smt;         // /sys/devices/system/cpu/smt/control, "" when absent
   std::string hypervisor;  // "" on bare metal, else vendor or "yes"
   std::int64_t memory_total_kb = 0;
+  // The session a result was measured in: this boot (/proc/sys/kernel/random/boot_id) and the
+  // measuring process. Runs of one session share its offset (memory layout, IRQ placement, the
+  // host's load), so the gate counts sessions, not runs, as the replicates of a kernel.
+  std::string boot_id;
+  std::int64_t pid = 0;
   std::map<std::string, std::string> extra;  // anything else worth keeping, free-form
 };
 

@@ -52,7 +52,7 @@ struct Tally {
         if (m.verdict != Verdict::kUnchanged) continue;
         ++unchanged_rows;
         for (const Evidence& e : m.evidence) {
-          if (e.test == "budget") continue;
+          if (e.test == "budget" || e.test == "worst_max" || e.test == "zero_runs") continue;
           const double lo = e.ratio ? 1 / e.floor : -e.floor;
           if (!(e.ci_low > lo && e.ci_high < e.floor)) ++unchanged_outside_floor;
         }
@@ -261,19 +261,6 @@ TEST(GateCalibration, OutlierMaxInOneRunNeverRegresses) {
                 regressed, kTrials);
     EXPECT_EQ(regressed, 0);
   }
-}
-
-TEST(GateCalibration, MissedPeriodsZeroToFive) {
-  sim::Layout layout = cyclic_layout();
-  layout.missed_rate = 0;
-  const sim::Change missed{
-      .suite = "cyclic", .case_name = "cpu0", .metric = "missed_periods", .event_rate = 5};
-  const Tally t = trials(layout, 5, {}, missed, 141);
-  t.print("cyclic missed periods 0 -> 5 per run");
-  // Not 100%: a regression must be present without current's worst run, and 4 runs of Poisson(5)
-  // fall below the ~10 events that beat alpha / 100 against none about 2% of the time.
-  EXPECT_GE(t.rate(t.target_regressed), 0.95);
-  EXPECT_GE(t.rate(t.overall_regressed), 0.95);
 }
 
 TEST(GateCalibration, StallOncePerRun) {

@@ -66,9 +66,18 @@ TEST(GatePolicy, EventCountsAreGatedByDefaultOtherCountsOnlyWhenNamed) {
       resolve(p, "lock.latency", "tas", "nonrt_fairness_cv", MetricKind::kCount, "%").gated);
 }
 
+// A metric's own alpha means something only when each metric is tested at its own level.
+TEST(GatePolicy, AMetricsOwnAlphaNeedsTheMetricScope) {
+  EXPECT_THROW(parse_policy("metrics:\n  cyclic/wakeup_latency: {alpha: 0.1}\n"), PolicyError);
+  const Policy p = parse_policy(
+      "alpha_scope: metric\nmetrics:\n  cyclic/wakeup_latency: {alpha: 0.1}\n");
+  EXPECT_EQ(*p.per_metric.at("cyclic/wakeup_latency").alpha, 0.1);
+}
+
 TEST(GatePolicy, ParsesYaml) {
   const Policy p = parse_policy(R"(
 alpha: 0.01
+alpha_scope: metric
 noise_floor_pct: 3
 latency_noise_floor_pct: 15
 max_baseline_cv_pct: 10
