@@ -10,7 +10,10 @@
 #
 #   --baseline FILE          gate against this result
 #   --baseline-dir DIR       gate against the newest result stored in DIR for this host,
-#                            selection and parameters (and store the new one there when it passes)
+#                            selection and parameters, with up to 9 more stored boots of its
+#                            kernel as further baseline sessions, and every stored result there
+#                            as the history the between-session noise is learned from (and store
+#                            the new one there when it passes)
 #   --baseline-kernel REL    with --baseline-dir: the newest of that kernel_release only
 #   --artifacts DIR          where result.json, junit.xml, rtgate.prom and report.html go
 #                            (default: artifacts)
@@ -35,7 +38,7 @@ set -euo pipefail
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 die() { echo "gate-kernel.sh: $*" >&2; exit 2; }
 
-baseline="" baseline_dir="" baseline_kernel="" artifacts="artifacts" duration=30 runs=3
+baseline="" baseline_dir="" baseline_kernel="" more_sessions=() artifacts="artifacts" duration=30 runs=3
 until_decided=0 max_runs="" budget="" policy="" push="" rtgate="" dry_run=0 store_inconclusive=0
 selection=()
 while [ $# -gt 0 ]; do
@@ -86,6 +89,10 @@ if [ -n "$baseline_dir" ]; then
   if [ ${#stored[@]} -gt 0 ]; then
     baseline=$(for f in "${stored[@]}"; do printf '%s\t%s\n' "${f##*/}" "$f"; done |
                sort -r | head -1 | cut -f2)
+    # The baseline kernel's other stored boots are further sessions of the baseline (up to 9
+    # more, newest first): the level of a kernel is the mean of its sessions, not of one boot.
+    mapfile -t more_sessions < <(ls -1 "$(dirname "$baseline")"/*.json | sort -r |
+                                 grep -vxF "$baseline" | head -9)
   fi
 fi
 
@@ -96,6 +103,10 @@ args=(run "${selection[@]}" --duration "$duration" --runs "$runs" --no-progress
 [ -z "$push" ] || args+=(--push "$push")
 if [ -n "$baseline" ]; then
   args+=(--baseline "$baseline")
+  for s in "${more_sessions[@]}"; do args+=(--baseline-session "$s"); done
+  # Every stored session of this host, selection and parameters, of any kernel: the history the
+  # gate learns the between-session noise from.
+  [ -z "$baseline_dir" ] || args+=(--history "$baseline_dir/$host/$key")
   [ -z "$policy" ] || args+=(--policy "$policy")
   if [ "$until_decided" = 1 ]; then
     args+=(--until-decided)

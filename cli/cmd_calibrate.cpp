@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "cli/calibrate_sessions.h"
 #include "cli/commands.h"
 #include "cli/run_common.h"
 #include "exporters/json_exporter.h"
@@ -21,6 +22,8 @@ struct CalibrateArgs {
   RunArgs run;
   std::string policy_out;
   int plan_runs = 10;
+  int sessions = 0;
+  std::string sessions_dir;
 };
 
 std::string printf_string(const char* format, double v) {
@@ -132,10 +135,15 @@ int report_and_write(const CalibrateArgs& a, const RunOutcome& out) {
   std::fputs(render_table(noise, a.plan_runs).c_str(), stdout);
   std::printf(
       "per-run SD: between-run spread; detect@N: the change a gate detects with 90%% power at N\n"
-      "runs a side; floor@%d: the smallest noise floor at which unchanged sides are judged\n"
-      "unchanged 9 times in 10 at %d runs a side. Event counts (rate): mean per run, its\n"
-      "overdispersion phi when above 1, and changes in events per run.\n",
+      "runs a side; floor@%d: the smallest noise floor with which the whole A/A gate of these\n"
+      "statistics is unchanged 9 times in 10 at %d runs a side. Event counts (rate): mean per\n"
+      "run, its overdispersion phi when above 1, and changes in events per run.\n",
       a.plan_runs, a.plan_runs);
+  std::printf(
+      "predicted: with these floors (never below the defaults), an A/A gate of one session at %d\n"
+      "runs a side exits 0 with probability %.0f%%; between boots, less (the session spread:\n"
+      "rtgate calibrate --sessions N).\n",
+      a.plan_runs, 100 * gate::predicted_aa_unchanged(noise, defaults, o));
   if (!a.policy_out.empty()) {
     const std::string yaml =
         gate::calibrated_policy_yaml(noise, defaults, o, header_of(report, a, o));
@@ -150,6 +158,18 @@ int report_and_write(const CalibrateArgs& a, const RunOutcome& out) {
 }
 
 int calibrate_command(const CalibrateArgs& a) {
+  if (a.sessions > 0) {
+    if (a.sessions_dir.empty()) return print_error("--sessions needs --sessions-dir"), kExitUsage;
+    if (!a.policy_out.empty() || !a.run.output.empty()) {
+      return print_error(
+                 "--sessions writes one result per session into --sessions-dir; "
+                 "-o and --policy-out are for a single session"),
+             kExitUsage;
+    }
+    Prepared p;
+    if (int rc = prepare(a.run, &p); rc != kExitOk) return rc;  // bad input fails before any run
+    return calibrate_sessions(a.sessions, a.sessions_dir);
+  }
   if (a.run.runs < 2) return print_error("calibrate needs at least 2 runs"), kExitUsage;
   Prepared p;
   if (!a.policy_out.empty()) {
@@ -195,6 +215,12 @@ void add_calibrate(CLI::App& app, int& exit_code) {
                   "runs a side the gates will use: the supported floors are computed for it")
       ->check(CLI::Range(2, 10000))
       ->capture_default_str();
+  cmd->add_option("--sessions", a->sessions,
+                  "run the selection as this many separate processes (sessions), each result in "
+                  "--sessions-dir, and print the between-session spread: a history for "
+                  "gate --history")
+      ->check(CLI::Range(2, 1000));
+  cmd->add_option("--sessions-dir", a->sessions_dir, "where --sessions writes its results");
   cmd->callback([a, &exit_code] { exit_code = calibrate_command(*a); });
 }
 

@@ -45,6 +45,8 @@ int print_plan(const RunCmdArgs& args, const Prepared& p) {
   out("result JSON", args.run.output);
   for (const auto& [flag, value] : given_exports(args.run.exports)) out(flag.c_str(), value);
   out("baseline", args.baseline);
+  for (const std::string& b : args.gate.more_baselines) out("baseline session", b);
+  out("history", args.gate.history_dir);
   out("policy", args.gate.policy_path);
   if (args.until_decided) {
     std::printf("  until decided: at most %d runs of a suite%s\n", args.max_runs,
@@ -60,6 +62,10 @@ int run_command(const RunCmdArgs& args) {
   if (int rc = prepare(a, &p); rc != kExitOk) return rc;
   const RunOptions& opt = p.options;
   UntilDecided until{.max_runs = args.max_runs, .started_ns = started};
+  if (args.baseline.empty() &&
+      (!args.gate.more_baselines.empty() || !args.gate.history_dir.empty())) {
+    return print_error("--baseline-session and --history need --baseline BASE.json"), kExitUsage;
+  }
   if (args.until_decided && args.baseline.empty()) {
     return print_error("--until-decided needs --baseline BASE.json"), kExitUsage;
   }
@@ -189,6 +195,9 @@ void add_run(CLI::App& app, int& exit_code) {
                 "with --baseline: exit 1 instead of 3 when the data cannot tell");
   cmd->add_flag("--allow-env-mismatch", a->gate.allow_env_mismatch,
                 "with --baseline: judge even when the environments differ");
+  cmd->add_option("--baseline-session", a->gate.more_baselines,
+                  "with --baseline: a further session (boot) of the baseline's kernel; repeat "
+                  "for each");
   add_history_option(cmd, a->gate);
   cmd->add_flag("--until-decided", a->until_decided,
                 "with --baseline: after --runs, add one run at a time of each suite with an "

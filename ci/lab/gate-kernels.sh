@@ -16,6 +16,9 @@
 #                      summary.tsv the exit codes
 #   --policy FILE      gate policy, passed to ci/gate-kernel.sh
 #   --timeout S        per boot (default 900); --smp, --mem, --append as board.sh
+#   --shared-history   one baseline directory for every pair, every boot's result stored in it
+#                      (ci/gate-kernel.sh --store-inconclusive): from the third pair on, the gate
+#                      learns the between-boot spread from the earlier boots (--history)
 #
 # The selection defaults to `cyclic lock.latency -p locks=pi_mutex,futex_mutex`. Every boot
 # uses the same job folder, so that the kernel command line (which names it) is the same on both
@@ -28,7 +31,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 die() { echo "gate-kernels.sh: $*" >&2; exit 2; }
 
-k0="" k1="" pairs=1 duration=2 runs=5 out=lab-gate policy="" limit=900 board_opts=()
+k0="" k1="" pairs=1 duration=2 runs=5 out=lab-gate policy="" limit=900 board_opts=() shared=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --baseline-kernel) k0=${2:?}; shift 2 ;;
@@ -39,6 +42,7 @@ while [ $# -gt 0 ]; do
     --out) out=${2:?}; shift 2 ;;
     --policy) policy=$(realpath "${2:?}"); shift 2 ;;
     --timeout) limit=${2:?}; shift 2 ;;
+    --shared-history) shared=1; shift ;;
     --smp|--mem|--append|--lab|--accel) board_opts+=("$1" "${2:?}"); shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; break ;;
@@ -60,6 +64,7 @@ r1=$("${board[@]}" --kernel "$k1" --fetch-only)
 gk=(ci/gate-kernel.sh --rtgate "$(command -v rtgate 2> /dev/null || echo "$repo/build/rtgate")"
     --duration "$duration" --runs "$runs")
 [ -z "$policy" ] || gk+=(--policy "$policy")
+[ "$shared" = 0 ] || gk+=(--store-inconclusive)
 
 # Each boot in the background, so that a signal to this script reaches it (board.sh then kills
 # its qemu) instead of waiting for the boot to end.
@@ -81,6 +86,7 @@ for p in $(seq 1 "$pairs"); do
   rm -rf "$dir"
   mkdir -p "$dir"
   base="$dir/baselines"
+  [ "$shared" = 0 ] || base="$out/baselines"
   # Baseline boot: no baseline stored yet, so the run is measured and, when it passes, stored.
   code0=0
   run_board --kernel "$k0" -- sh -c "cd '$repo' && exec $(printf '%q ' "${gk[@]}") \
@@ -88,7 +94,9 @@ for p in $(seq 1 "$pairs"); do
     > "$dir/baseline.log" 2>&1 || code0=$?
   cp "$out/console.log" "$dir/baseline.console.log" 2> /dev/null || true
   code1=125
-  if [ "$code0" = 0 ]; then
+  # With a shared history the baseline boot is gated too (against the earlier boots): its exit 3
+  # or 1 is an A/A verdict to count, not a failed boot.
+  if [ "$code0" = 0 ] || { [ "$shared" = 1 ] && { [ "$code0" = 1 ] || [ "$code0" = 3 ]; }; }; then
     code1=0
     run_board --kernel "$k1" -- sh -c "cd '$repo' && exec $(printf '%q ' "${gk[@]}") \
       --baseline-dir '$base' --baseline-kernel '$r0' --artifacts '$dir/candidate' \

@@ -146,6 +146,7 @@ std::string verdict_section(const RunReport& cur, const gate::GateReport& g) {
   s += "<span class=\"dim\">gated metrics; alpha " + gate::fmt::num(g.alpha) + ", this look " +
        gate::fmt::num(g.look_alpha) + ", " + std::to_string(g.judged_metrics) +
        " judged in a family of " + std::to_string(g.family) + "</span></p>";
+  if (!g.noise.empty()) s += "<p class=\"dim\">Sessions: " + escape(g.noise) + "</p>";
   if (!g.incomparable.empty()) {
     s += "<div class=\"warn\">Not comparable:<ul>";
     for (const std::string& i : g.incomparable) s += "<li>" + escape(i) + "</li>";

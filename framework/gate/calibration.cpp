@@ -1,12 +1,14 @@
 #include "framework/gate/calibration.h"
 
 #include <algorithm>
+#include <boost/math/distributions/students_t.hpp>
 #include <cctype>
 #include <cstdio>
 #include <limits>
 #include <sstream>
 
 #include "framework/gate/change_estimate.h"
+#include "framework/gate/count_estimate.h"
 #include "framework/gate/run_values.h"
 
 namespace rtgate::gate {
@@ -28,13 +30,25 @@ double detectable_ratio(double sd, double a, int n) {
 }
 
 // With no change, both ends of the (1 - 2 alpha) interval lie inside +-floor when the estimate is
-// within floor - t(alpha) SE of 0 on both sides; that has probability 0.9 when this margin is
-// t(0.05) SE (two tails of 5%).
-double supported_floor_pct(double sd, double alpha, int n) {
+// within floor - t(alpha) SE of 0 on both sides; that has probability p when this margin is
+// t((1 - p) / 2) SE.
+double supported_floor_pct(double sd, double alpha, int n, double p) {
   const double df = runs_df(n);
   const double r =
-      std::exp((t_critical(alpha, df) + t_critical(0.05, df)) * sd * std::sqrt(2.0 / n));
+      std::exp((t_critical(alpha, df) + t_critical((1 - p) / 2, df)) * sd * std::sqrt(2.0 / n));
   return ceil_to(100 * (r - 1), 1);
+}
+
+// The probability that a statistic of per-run SD `sd` is judged unchanged at `floor_pct` with n
+// runs a side when nothing changed: the inverse of supported_floor_pct.
+double unchanged_probability(double sd, double alpha, int n, double floor_pct) {
+  const double df = runs_df(n);
+  const double se = sd * std::sqrt(2.0 / n);
+  const double margin = std::log1p(floor_pct / 100) - t_critical(alpha, df) * se;
+  if (!(margin > 0)) return 0;
+  if (!(se > 0)) return 1;
+  boost::math::students_t t(df);
+  return 1 - 2 * boost::math::cdf(t, -margin / se);
 }
 
 // The SE of a difference of two n-run rates (quasi-Poisson, at least one event per 2n runs so
@@ -54,6 +68,22 @@ bool sample_var(const std::vector<double>& xs, double& var) {
   for (double x : xs) ss += (x - mean) * (x - mean);
   var = ss / static_cast<double>(xs.size() - 1);
   return true;
+}
+
+// The gate's own interval of a rate difference (count_estimate.h: each side's exact Poisson bound
+// of its phi-scaled events) when nothing changed and the two sides' totals fall at the lower and
+// upper quantile q of their spread: its larger end is the floor an A/A gate needs with
+// probability about 1 - 2 (1 - q).
+double count_floor(double rate, double phi, int n, double alpha, double q) {
+  const double events = std::max(rate, 1.0 / (2.0 * n)) * n / phi;  // scaled events a side
+  const double spread = z(1 - q) * std::sqrt(events);
+  CountEstimate e;
+  e.n_base = e.n_cur = static_cast<std::size_t>(n);
+  e.phi = phi;
+  e.rate_base = std::max(0.0, events - spread) * phi / n;
+  e.rate_cur = (events + spread) * phi / n;
+  e.effect = e.rate_cur - e.rate_base;
+  return std::max(e.upper(alpha), -e.lower(alpha));
 }
 
 void measure_counts(const Metric& m, const CalibrationOptions& o, MetricNoise& out) {
@@ -79,7 +109,7 @@ void measure_counts(const Metric& m, const CalibrationOptions& o, MetricNoise& o
     s.detectable[i] = (z(a) + z(0.10)) * rate_se(out.rate_per_run, out.phi, kDetectRuns[i]);
   }
   s.supported_floor_pct =
-      ceil_to((z(o.alpha) + z(0.05)) * rate_se(out.rate_per_run, out.phi, o.plan_runs), 0.1);
+      ceil_to(count_floor(out.rate_per_run, out.phi, o.plan_runs, o.alpha, o.unchanged_each), 0.1);
   out.stats.push_back(s);
 }
 
@@ -99,7 +129,7 @@ void measure_log_statistics(const Metric& m, const MetricPolicy& mp, const Calib
     for (std::size_t i = 0; i < kDetectRuns.size(); ++i) {
       s.detectable[i] = detectable_ratio(s.sd, a, kDetectRuns[i]);
     }
-    s.supported_floor_pct = supported_floor_pct(s.sd, o.alpha, o.plan_runs);
+    s.supported_floor_pct = supported_floor_pct(s.sd, o.alpha, o.plan_runs, o.unchanged_each);
     out.stats.push_back(s);
   }
 }
@@ -156,7 +186,17 @@ void write_floors(std::ostringstream& y, const MetricNoise& m, const Policy& d) 
 }  // namespace
 
 std::vector<MetricNoise> measure_noise(const RunReport& report, const Policy& policy,
-                                       const CalibrationOptions& o) {
+                                       CalibrationOptions o) {
+  // Exit 0 needs every statistic unchanged at once: each gets 0.9^(1/S) so the whole A/A gate
+  // is unchanged about 9 times in 10 (the statistics are close to independent across metrics).
+  if (o.unchanged_each <= 0) {
+    int statistics = 0;
+    for (const MetricNoise& m :
+         measure_noise(report, policy, {o.alpha, o.family, o.plan_runs, 0.9})) {
+      statistics += static_cast<int>(m.stats.size());
+    }
+    o.unchanged_each = std::pow(o.unchanged_whole, 1.0 / std::max(1, statistics));
+  }
   std::vector<MetricNoise> out;
   for (const SuiteResult& s : report.suites) {
     if (s.status != SuiteStatus::kPassed) continue;
@@ -182,6 +222,33 @@ std::vector<MetricNoise> measure_noise(const RunReport& report, const Policy& po
   return out;
 }
 
+double predicted_aa_unchanged(const std::vector<MetricNoise>& noise, const Policy& d,
+                              const CalibrationOptions& o) {
+  double p = 1;
+  for (const MetricNoise& m : noise) {
+    for (const StatisticNoise& s : m.stats) {
+      if (m.event_count) {
+        const double floor = std::max(d.count_floor_per_run, s.supported_floor_pct);
+        // The A/A interval's larger end is below `floor` with the probability whose quantile
+        // count_floor puts there: found by bisection on q.
+        double lo = 0.5, hi = 1 - 1e-9;
+        for (int i = 0; i < 60; ++i) {
+          const double mid = (lo + hi) / 2;
+          (count_floor(m.rate_per_run, m.phi, o.plan_runs, o.alpha, mid) < floor ? lo : hi) = mid;
+        }
+        p *= std::max(0.0, 1 - 2 * (1 - lo));
+        continue;
+      }
+      const double floor =
+          s.statistic == "max"     ? std::max(d.max_noise_floor_pct, s.supported_floor_pct)
+          : s.statistic == "value" ? std::max(d.noise_floor_pct, s.supported_floor_pct)
+                                   : std::max(d.latency_noise_floor_pct, s.supported_floor_pct);
+      p *= unchanged_probability(s.sd, o.alpha, o.plan_runs, floor);
+    }
+  }
+  return p;
+}
+
 std::string calibrated_policy_yaml(const std::vector<MetricNoise>& noise, const Policy& defaults,
                                    const CalibrationOptions& o, const std::string& header_comment) {
   std::ostringstream y;
@@ -191,10 +258,12 @@ std::string calibrated_policy_yaml(const std::vector<MetricNoise>& noise, const 
   }
   y << "#\n"
     << "# prior: this host's per-run SD of each statistic's log value (df = runs - 1), which the\n"
-    << "# gate uses as the prior of its per-run variance. The floors are the smallest this host\n"
-    << "# can call unchanged with probability 0.9 at " << o.plan_runs
-    << " runs a side when nothing changed\n"
-    << "# (never below the defaults); alpha and family_size are those they were computed at.\n"
+    << "# gate uses as the prior of its per-run variance. The floors are the smallest with which\n"
+    << "# this host's whole A/A gate is unchanged (exit 0) about 9 times in 10 at " << o.plan_runs
+    << " runs a side\n"
+    << "# in one session (never below the defaults); between sessions (boots) it is less, by the\n"
+    << "# session spread (rtgate calibrate --sessions). alpha and family_size are those they\n"
+    << "# were computed at.\n"
     << "alpha: " << num(o.alpha) << "\n"
     << "family_size: " << o.family << "\n";
   if (noise.empty()) return y.str();

@@ -8,8 +8,11 @@
 //     tests that statistic at (alpha / family / statistics of the metric, before Holm's step-down,
 //     so the figure is the conservative one), and
 //   - the smallest noise floor at which a gate of two unchanged sides says "unchanged" (the
-//     (1 - 2 alpha) interval inside +-floor) with probability 0.9 at plan_runs runs a side: a floor
-//     below it would make this host's A/A gates inconclusive more often than one in ten.
+//     (1 - 2 alpha) interval inside +-floor) at plan_runs runs a side with probability
+//     0.9^(1/S), S the statistics judged: exit 0 needs all of them at once, so the whole A/A gate
+//     is then unchanged about 9 times in 10 (predicted_aa_unchanged says what the floors written,
+//     never below the defaults, give). Event counts' floors come from the gate's own exact
+//     Poisson interval (count_estimate.h), not a normal one.
 // Event counts (is_event_count) are judged as rates, so they get a mean per run and an
 // overdispersion instead of an SD, and their figures are in events per run.
 #pragma once
@@ -54,12 +57,21 @@ struct CalibrationOptions {
   double alpha = 0.05;  // the gate's alpha
   int family = 100;     // the gate's family size (Policy::family_size)
   int plan_runs = 10;   // runs a side the supported floors are computed for
+  // The chance each statistic must be unchanged with; <= 0: unchanged_whole^(1/S) over the S
+  // statistics measured.
+  double unchanged_each = 0;
+  double unchanged_whole = 0.9;
 };
 
 // The noise of every gated metric of the passed suites of `report`. Statistics with fewer than
 // two runs' values are left out, and metrics left with none.
 std::vector<MetricNoise> measure_noise(const RunReport& report, const Policy& policy,
-                                       const CalibrationOptions& o);
+                                       CalibrationOptions o);
+
+// The chance that an A/A gate of this host (one session, plan_runs runs a side) exits 0 with the
+// floors calibrated_policy_yaml writes: the product over the statistics.
+double predicted_aa_unchanged(const std::vector<MetricNoise>& noise, const Policy& defaults,
+                              const CalibrationOptions& o);
 
 // A policy file (YAML) for this host: `header_comment` (each line becomes a comment), alpha and
 // family_size as calibrated, and per metric ("suite/case/metric") the calibrated prior and the

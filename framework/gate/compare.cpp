@@ -6,8 +6,7 @@
 #include "framework/gate/environment_diff.h"
 #include "framework/gate/format.h"
 #include "framework/gate/metric_judge.h"
-#include "framework/gate/run_values.h"
-#include "framework/gate/variance_priors.h"
+#include "framework/gate/pending_metrics.h"
 
 namespace rtgate::gate {
 namespace {
@@ -47,14 +46,6 @@ SuiteVerdict missing_suite(const SuiteResult& s, const std::string& reason, Side
   for (const Case& c : s.cases) missing_case(s.name, c, reason, side, v.metrics);
   return v;
 }
-
-// A metric on both sides, waiting to be judged once the variance priors are known.
-struct Pending {
-  std::size_t suite, row;
-  const Metric* base;  // in the primary baseline session
-  const Metric* cur;
-  MetricPolicy policy;
-};
 
 void pair_cases(const SuiteResult& bs, const SuiteResult& cs, const Policy& policy,
                 std::size_t suite_index, SuiteVerdict& out, std::vector<Pending>& pending) {
@@ -205,60 +196,6 @@ std::vector<bool> holm(const std::vector<MetricVerdict*>& rows, bool worse, int 
   return rejected;
 }
 
-// The group each statistic's variance prior comes from: same suite, same metric name.
-GroupKey group_of(const MetricVerdict& v, const std::string& statistic) {
-  return {v.suite, v.metric, statistic};
-}
-
-// The metric in each baseline session (the primary first; nullptr where a session lacks it).
-std::vector<const Metric*> in_sessions(const Pending& p, const MetricVerdict& v,
-                                       const std::vector<const RunReport*>& sessions) {
-  std::vector<const Metric*> out{p.base};
-  for (std::size_t i = 1; i < sessions.size(); ++i) {
-    const SuiteResult* s = sessions[i]->find(v.suite);
-    const Case* c = s != nullptr ? s->find(v.case_name) : nullptr;
-    const Metric* m = c != nullptr ? c->find(v.metric) : nullptr;
-    out.push_back(m != nullptr && m->kind == p.base->kind ? m : nullptr);
-  }
-  return out;
-}
-
-void judge_pending(GateReport& g, const std::vector<Pending>& pending, const Levels& lv,
-                   const std::vector<const RunReport*>& sessions, const NoiseModel& noise,
-                   bool one_session, bool per_metric_alpha, double look_share) {
-  VariancePriors priors;
-  for (const Pending& p : pending) {
-    if (is_event_count(p.cur->kind, p.cur->unit)) continue;
-    const MetricVerdict& v = g.suites[p.suite].metrics[p.row];
-    for (const std::string& s : run_statistics(*p.cur, p.policy)) {
-      priors.add(group_of(v, s), {side_values(*p.base, s), side_values(*p.cur, s)});
-    }
-  }
-  priors.fit();
-  for (const Pending& p : pending) {
-    MetricVerdict& v = g.suites[p.suite].metrics[p.row];
-    const PriorOf prior_of = [&](const std::string& s) {
-      if (p.policy.prior) {
-        const auto it = p.policy.prior->sd.find(s);
-        if (it != p.policy.prior->sd.end()) {
-          return stats::VariancePrior{it->second * it->second, p.policy.prior->df};
-        }
-      }
-      if (const SessionNoise n = noise.of(v.suite, v.case_name, v.metric, s, p.cur->kind);
-          !one_session && n.source == NoiseSource::kHistory && n.run_df > 0) {
-        return stats::VariancePrior{n.run_var, n.run_df};  // this metric's own, from history
-      }
-      return priors.prior_for(group_of(v, s), {side_values(*p.base, s), side_values(*p.cur, s)});
-    };
-    const NoiseOf noise_of = [&](const std::string& s) {
-      if (one_session) return SessionNoise{};
-      return noise.of(v.suite, v.case_name, v.metric, s, p.cur->kind);
-    };
-    judge_metric(in_sessions(p, v, sessions), *p.cur, p.policy, lv, prior_of, noise_of, v);
-    if (per_metric_alpha) v.level = p.policy.alpha * look_share;
-  }
-}
-
 void decide_all(GateReport& g, const Policy& policy) {
   std::vector<MetricVerdict*> rows;
   for (SuiteVerdict& s : g.suites) {
@@ -363,10 +300,14 @@ GateReport compare(const std::vector<const RunReport*>& base_sessions, const Run
   const bool one_session = base_sessions.size() == 1 && session_id(base) == session_id(cur);
   g.noise = one_session ? "one session: the runs are the replicates"
                         : noise.describe(static_cast<int>(base_sessions.size()));
-  judge_pending(g, pending,
-                {.test = g.look_alpha / g.family, .eq = g.look_alpha, .robust = policy.alpha},
-                base_sessions, noise, one_session, policy.alpha_scope == AlphaScope::kMetric,
-                policy.looks.share());
+  judge_pending(
+      g, pending,
+      {.levels = {.test = g.look_alpha / g.family, .eq = g.look_alpha, .robust = policy.alpha},
+       .sessions = &base_sessions,
+       .noise = &noise,
+       .one_session = one_session,
+       .per_metric_alpha = policy.alpha_scope == AlphaScope::kMetric,
+       .look_share = policy.looks.share()});
   decide_all(g, policy);
 
   for (std::size_t i = 0; i < matched.size(); ++i) {

@@ -11,6 +11,8 @@
 //      session mean: their plain variance, or, when the von Neumann ratio shows the series moved (a
 //      real change, a drift), their mean square successive difference, which a few steps barely
 //      move. The part the sessions' own runs explain is subtracted to give tau^2;
+//      Within a group of metrics of one kind (lock.latency's p99 over its locks) the session-mean
+//      variances are moderated towards their empirical-Bayes prior, as the runs' are;
 //   2. a stated default prior (default_session_noise), when the history has fewer than
 //      kMinHistory sessions. Every verdict says which.
 #pragma once
@@ -53,9 +55,10 @@ struct SessionNoise {
 inline constexpr int kMinHistory = 5;
 
 // The stated prior: a session offset SD of 10% for latency quantiles and throughput, 25% for the
-// max and for event rates between boots of bare metal; 3% and 10% between processes of one boot
-// (same layout, same IRQ placement); on a virtual machine (the host's load moves every session)
-// 2.5 times that. framework/gate/README.md says why.
+// max (and a near-max quantile) and for event rates between boots of bare metal; 3% and 10%
+// between processes of one boot (same layout, same IRQ placement); on a virtual machine (the
+// host's load moves every session) 2.5 times that, and 5 times for the max. framework/gate/
+// README.md says why.
 SessionNoise default_session_noise(const std::string& statistic, bool virtual_machine,
                                    bool same_boot);
 
@@ -83,20 +86,28 @@ class NoiseModel {
   static NoiseModel from_sessions(const std::vector<const RunReport*>& sessions,
                                   const Policy& policy);
   // The noise of one statistic of one metric: the history's, else the default prior.
+  // `tail`: the statistic is a near-max (few samples above it), whose default is the max's.
   SessionNoise of(const std::string& suite, const std::string& case_name, const std::string& metric,
-                  const std::string& statistic, MetricKind kind) const;
+                  const std::string& statistic, MetricKind kind, bool tail = false) const;
   int sessions() const { return sessions_; }
+  using Key = std::tuple<std::string, std::string, std::string, std::string>;
+  // What the history gave, per (suite, case, metric, statistic).
+  const std::map<Key, SessionNoise>& known() const { return known_; }
   // Chooses the default prior: a VM when either side ran on one, one boot when both did.
   void set_environment(const Environment& base, const Environment& cur);
   // One line for the gate's output: where tau comes from.
   std::string describe(int baseline_sessions) const;
 
  private:
-  using Key = std::tuple<std::string, std::string, std::string, std::string>;
   std::map<Key, SessionNoise> known_;
   int sessions_ = 0;
   int from_history_ = 0;  // statistics whose tau the history gave
   bool virtual_machine_ = false, same_boot_ = false;
 };
+
+// Moderates the history's session-mean variances within each (suite, metric, statistic) group
+// of at least kMinGroup members (event rates excepted): see session_noise.cpp.
+void borrow_across_groups(const std::map<NoiseModel::Key, std::vector<SessionPoint>>& series,
+                          std::map<NoiseModel::Key, SessionNoise>& known);
 
 }  // namespace rtgate::gate

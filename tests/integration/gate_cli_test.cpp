@@ -192,5 +192,57 @@ TEST(GateCli, RunWritesValidJunitWithoutABaseline) {
   expect_valid_junit(f.dir.file("run.xml"));
 }
 
+// Two boots are two sessions: a 15% throughput drop between them is within what the default
+// prior allows a boot (a 10% SD a session), unless this host's own history of sessions shows
+// that its boots agree to about 1%: then it is a regression. The table says which noise it used.
+TEST(GateCli, AHistoryOfSessionsDecidesWhatTheDefaultPriorCannot) {
+  Files f;
+  auto session = [&](const std::string& name, double mean, std::uint64_t seed, int hour) {
+    RunReport r = synthetic(mean, 1, seed);
+    r.environment.boot_id = "boot-" + name;
+    r.environment.pid = 100 + hour;
+    r.started_at =
+        "2026-11-29T" + std::string(hour < 10 ? "0" : "") + std::to_string(hour) + ":00:00.000Z";
+    return r;
+  };
+  std::filesystem::create_directories(f.dir.file("history/6.18.0"));
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> offset(0, 0.01);
+  for (int i = 0; i < 8; ++i) {
+    f.write("history/6.18.0/s" + std::to_string(i) + ".json",
+            session("h" + std::to_string(i), 10 * std::exp(offset(rng)), 40 + i, i));
+  }
+  std::ofstream(f.dir.file("history/README")) << "not a result";
+  std::ofstream(f.dir.file("history/broken.json")) << "{ nope";
+  const auto base = f.write("b.json", session("b", 10, 1, 10));
+  const auto cur = f.write("c.json", session("c", 8.5, 2, 11));
+
+  const auto alone = run_rtgate({"gate", base, cur});
+  EXPECT_EQ(alone.exit_code, 3) << alone.out;
+  EXPECT_NE(alone.out.find("sessions: 1 baseline session against 1 current; session noise by the "
+                           "default prior (separate boots): no history"),
+            std::string::npos)
+      << alone.out;
+
+  const auto learned = run_rtgate({"gate", base, cur, "--history", f.dir.file("history")});
+  EXPECT_EQ(learned.exit_code, 1) << learned.out;
+  EXPECT_NE(learned.out.find("session noise from 9 sessions of this host's history"),
+            std::string::npos)
+      << learned.out;
+  EXPECT_NE(learned.out.find("8 of 8 results measured what this one did on this host; 1 files "
+                             "not results"),
+            std::string::npos)
+      << learned.out;
+
+  // Several baseline files are several sessions of the baseline.
+  const auto two = run_rtgate({"gate", base, f.dir.file("history/6.18.0/s7.json"), cur, "--history",
+                               f.dir.file("history")});
+  EXPECT_NE(two.out.find("sessions: 2 baseline sessions against 1 current"), std::string::npos)
+      << two.out;
+  const auto missing = run_rtgate({"gate", base, cur, "--history", f.dir.file("nope")});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("--history: "), std::string::npos) << missing.err;
+}
+
 }  // namespace
 }  // namespace rtgate::test

@@ -103,21 +103,11 @@ Tally trials(const Scenario& sc, std::uint64_t seed) {
         const GateReport g = one_gate(rng, sc, i);
         ++tally.trials;
         tally.regressed += g.overall == Verdict::kRegressed;
-        if (getenv("RTGATE_SIM_DEBUG") && g.overall == Verdict::kRegressed) {
-          for (const SuiteVerdict& s : g.suites)
-            for (const MetricVerdict& m : s.metrics)
-              if (m.verdict == Verdict::kRegressed)
-                std::printf("DEBUG %s/%s/%s: %s\n", m.suite.c_str(), m.case_name.c_str(),
-                            m.metric.c_str(), m.evidence.back().detail.c_str());
-        }
         tally.exit0 += exit_code(g, false) == 0;
         if (const MetricVerdict* m = target(g, sc.change)) {
           tally.target_regressed += m->verdict == Verdict::kRegressed;
-          const bool green = m->verdict == Verdict::kUnchanged || m->verdict == Verdict::kImproved;
-          tally.target_green += green;
-          if (getenv("RTGATE_SIM_DEBUG") && green) {
-            for (const Evidence& e : m->evidence) std::printf("GREEN %s\n", e.detail.c_str());
-          }
+          tally.target_green +=
+              m->verdict == Verdict::kUnchanged || m->verdict == Verdict::kImproved;
         }
       }
     });

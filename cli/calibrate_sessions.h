@@ -1,0 +1,14 @@
+// rtgate calibrate --sessions N: the selection run as N separate processes (sessions), each
+// result kept in a directory, and this host's between-session spread printed per statistic: the
+// history `gate --history DIR` learns the session noise from (framework/gate/session_noise.h).
+#pragma once
+
+#include <string>
+
+namespace rtgate::cli {
+
+// Runs `rtgate run` with this invocation's run arguments `sessions` times, one process each,
+// writing DIR/session-K.json, then prints the session noise. Returns the exit code.
+int calibrate_sessions(int sessions, const std::string& dir);
+
+}  // namespace rtgate::cli
