@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
+#include "exporters/json_exporter.h"
 #include "framework/gate/policy.h"
 #include "framework/rt/rt_checks.h"
 #include "tests/integration/process.h"
@@ -50,6 +52,38 @@ TEST(CalibrateCli, UnwritablePolicyIsRefusedBeforeRunning) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("--policy-out"), std::string::npos) << r.err;
   EXPECT_LT(r.seconds, 5);  // the default duration is 10 s a run: nothing ran
+}
+
+// --sessions: one process per session (each result its own pid and a common boot), a table of
+// the sessions' spread, and a directory the gate reads as this host's history.
+TEST(CalibrateCli, SessionsAreSeparateProcessesAndAHistoryForTheGate) {
+  if (const std::string why = rt::probe_sched_fifo(); !why.empty()) GTEST_SKIP() << why;
+  TempDir dir;
+  const std::string sessions = dir.file("sessions");
+  const auto c = run_rtgate({"calibrate", "cyclic", "--runs", "2", "--duration", "0.3",
+                             "--sessions", "6", "--sessions-dir", sessions});
+  ASSERT_EQ(c.exit_code, 0) << c.out << c.err;
+  for (const char* text : {"session SD", "wakeup_latency", "--history "}) {
+    EXPECT_NE(c.out.find(text), std::string::npos) << text << " missing from:\n" << c.out;
+  }
+  std::set<std::int64_t> pids;
+  for (int k = 1; k <= 6; ++k) {
+    const RunReport r = read_report_file(sessions + "/session-" + std::to_string(k) + ".json");
+    EXPECT_FALSE(r.environment.boot_id.empty());
+    pids.insert(r.environment.pid);
+  }
+  EXPECT_EQ(pids.size(), 6u) << "every session is its own process";
+
+  // The current session is not its own history: 5 of the 6 are.
+  const std::string a = sessions + "/session-1.json", b = sessions + "/session-6.json";
+  const auto g = run_rtgate({"gate", a, b, "--history", sessions});
+  EXPECT_NE(g.out.find("session noise from 5 sessions of this host's history"), std::string::npos)
+      << g.out;
+  EXPECT_NE(g.out.find("5 of 6 results measured what this one did"), std::string::npos) << g.out;
+
+  const auto bad = run_rtgate({"calibrate", "cyclic", "--sessions", "3"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--sessions needs --sessions-dir"), std::string::npos) << bad.err;
 }
 
 }  // namespace
