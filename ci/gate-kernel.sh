@@ -91,8 +91,13 @@ if [ -n "$baseline_dir" ]; then
                sort -r | head -1 | cut -f2)
     # The baseline kernel's other stored boots are further sessions of the baseline (up to 9
     # more, newest first): the level of a kernel is the mean of its sessions, not of one boot.
-    mapfile -t more_sessions < <(ls -1 "$(dirname "$baseline")"/*.json | sort -r |
-                                 grep -vxF "$baseline" | head -9)
+    # (A here-document, not a process substitution: a minimal init has no /dev/fd.)
+    while IFS= read -r f; do
+      [ -z "$f" ] || [ "$f" = "$baseline" ] || [ ${#more_sessions[@]} -ge 9 ] ||
+        more_sessions+=("$f")
+    done <<EOF
+$(ls -1 "$(dirname "$baseline")"/*.json | sort -r)
+EOF
   fi
 fi
 

@@ -289,6 +289,10 @@ std::string NoiseModel::describe(int baseline_sessions) const {
     return sides + "session noise by " + prior + ": the history's " + std::to_string(sessions_) +
            " sessions are too few (" + std::to_string(kMinHistory) + " needed)";
   }
+  if (sessions_ > 1) {
+    return sides + "session noise by " + prior + ": no history beyond the baseline's " +
+           std::to_string(sessions_) + " sessions (" + std::to_string(kMinHistory) + " needed)";
+  }
   return sides + "session noise by " + prior + ": no history";
 }
 
