@@ -130,6 +130,10 @@ std::vector<JunitSuite> junit_from_gate(const gate::GateReport& report, const Ru
   std::vector<JunitSuite> out;
   for (const gate::SuiteVerdict& v : report.suites) {
     JunitSuite s = suite_shell(v.suite, current);
+    if (!report.noise.empty()) {
+      s.properties.emplace_back("rtgate.session_noise", report.noise);
+      s.system_out += "sessions: " + report.noise + "\n";
+    }
     for (const auto& d : report.environment_differences) {
       s.system_out += "environment differs: " + d + "\n";
     }
