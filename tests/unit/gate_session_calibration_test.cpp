@@ -225,6 +225,28 @@ TEST(GateSessionCalibration, WideRealisticRuns) {
   }
 }
 
+// One long run per session (as a board that runs one cyclic per kernel): the history's sessions
+// have no runs to separate from their offsets, so tau^2 holds the run spread too, and a new
+// single-run session is judged as a prediction from them.
+TEST(GateSessionCalibration, SingleRunSessionsAgainstTheirHistory) {
+  for (const auto& [layout, name] : {std::pair{cyclic(), "cyclic"}, std::pair{wide(), "wide"}}) {
+    Scenario sc = offsets(layout, 0.05, 10);
+    sc.runs = 1;
+    const Tally t = trials(sc, 295);
+    t.print((std::string(name) + " A/A, one run a session, offset 5%, history").c_str());
+    expect_false_rate(t);
+  }
+  Scenario sc = offsets(cyclic(), 0.05, 10);
+  sc.runs = 1;
+  sc.change.suite = "cyclic";
+  sc.change.case_name = "cpu1";
+  sc.change.metric = "wakeup_latency";
+  sc.change.tail_scale = 4;
+  const Tally t = trials(sc, 296);
+  t.print("cyclic p99.9 x4 on cpu1, one run a session, history");
+  EXPECT_GE(t.rate(t.target_regressed), 0.90);
+}
+
 // --- Detection with 10 sessions of history ---------------------------------------------------
 
 TEST(GateSessionCalibration, P999DoubledOnOneCpu) {
