@@ -41,7 +41,7 @@ TEST(LoadCpu, BusyThreadsLoopAndStopPromptly) {
   EXPECT_NEAR(ran.report.seconds, 0.3, 0.25);
   EXPECT_GT(ran.report.ops_per_s, 0);
   EXPECT_LT(ran.stop_seconds, 1.0);
-  EXPECT_TRUE(threads_named("load-cpu").empty()) << "threads left behind";
+  EXPECT_TRUE(threads_left_named("load-cpu").empty()) << "threads left behind";
 }
 
 TEST(LoadFault, FaultsAreRealPageFaults) {
@@ -78,7 +78,7 @@ TEST(LoadMsg, GroupsExchangeMessages) {
   EXPECT_GE(ran.report.ops, 1000u);
   EXPECT_EQ(ran.report.instances, 1);
   EXPECT_LT(ran.stop_seconds, 1.0);
-  EXPECT_TRUE(threads_named("load-msg").empty());
+  EXPECT_TRUE(threads_left_named("load-msg").empty());
 }
 
 TEST(LoadIo, WritesAndFsyncsInAPrivateTempDirThatIsRemoved) {
@@ -125,8 +125,8 @@ TEST(LoadSet, AFailingItemStopsTheOnesStartedBeforeIt) {
     EXPECT_STREQ(e.what(),
                  "item 'stress:--cpu 1': stress-ng is not installed (apt-get install stress-ng)");
   }
-  EXPECT_TRUE(threads_named("load-cpu").empty());
-  EXPECT_TRUE(threads_named("load-msg").empty());
+  EXPECT_TRUE(threads_left_named("load-cpu").empty());
+  EXPECT_TRUE(threads_left_named("load-msg").empty());
   const std::vector<LoadReport> first = set.reports();
   sleep_ms(20);
   EXPECT_EQ(set.reports()[0].seconds, first[0].seconds) << "cpu load still running";
@@ -141,7 +141,7 @@ TEST(LoadSet, DestroyingARunningSetStopsIt) {
     for (const LoadReport& r : set.reports()) EXPECT_GT(r.seconds, 0) << r.spec;
   }
   for (const char* prefix : {"load-cpu", "load-fault", "load-msg", "load-io"}) {
-    EXPECT_TRUE(threads_named(prefix).empty()) << prefix;
+    EXPECT_TRUE(threads_left_named(prefix).empty()) << prefix;
   }
 }
 

@@ -69,6 +69,19 @@ inline std::vector<pid_t> threads_named(const std::string& prefix) {
   return tids;
 }
 
+// The same once the threads had time to go: a joined thread's /proc/self/task entry can outlive
+// pthread_join by a moment (the kernel wakes the joiner when it clears the thread's tid, before
+// it releases the task), which a loaded CI machine shows. Polls for up to 2 s, far beyond any
+// release, so a thread really left behind still fails.
+inline std::vector<pid_t> threads_left_named(const std::string& prefix) {
+  std::vector<pid_t> tids = threads_named(prefix);
+  for (int i = 0; i < 200 && !tids.empty(); ++i) {
+    usleep(10'000);
+    tids = threads_named(prefix);
+  }
+  return tids;
+}
+
 // Points an environment variable elsewhere for one test.
 class ScopedEnv {
  public:
