@@ -9,8 +9,9 @@ export RTGATE_BUILD_DIR=${RTGATE_BUILD_DIR:-build}
 
 # AddressSanitizer + UndefinedBehaviorSanitizer: the unit and integration tests (the rtgate binary
 # they drive is instrumented too), no recovery. Left out, as slow or meaningless here: the gate's
-# calibration (GateCalibration*, minutes of seeded simulations whose rates do not depend on
-# memory errors, and which ASan's slowdown would make the longest part of CI), the PI timing
+# calibration (GateCalibration*, GateSessionCalibration*: minutes of seeded simulations whose
+# rates do not depend on memory errors, and which ASan's slowdown would make the longest part of
+# CI; the session code runs under ASan in GateSessionNoise and GateRealSessions), the PI timing
 # tests (LockSuites.PiInversion*, PiStress*: they measure the kernel's scheduling, which the
 # slowdown only blurs) and the trace integration tests (Trace.*: they assert what the trace of
 # a real-time run shows, and under ASan the collector falls so far behind the run that the
@@ -26,7 +27,7 @@ cmake --build "$ASAN_DIR" --target rtgate rtgate_unit_tests rtgate_integration_t
   ASAN_OPTIONS="halt_on_error=1:detect_leaks=1" \
   UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1" \
   ctest --output-on-failure --timeout 900 -j 1 --no-tests=error -L asan \
-    -E "GateCalibration|PiInversion|PiStress|^Trace\.")
+    -E "GateCalibration|GateSessionCalibration|PiInversion|PiStress|^Trace\.")
 
 # Fuzz smoke test: each target for a few seconds from its seed corpus (ci/fuzz.sh runs longer).
 RTGATE_FUZZ_DIR="$RTGATE_BUILD_DIR-fuzz" ci/fuzz.sh 3
