@@ -84,7 +84,7 @@ TEST(LoadRt, SpinnersAreFifoPinnedAndKeepTheirDuty) {
   EXPECT_GE(ran.report.ops, static_cast<std::uint64_t>(n) * 30);
   EXPECT_NE(ran.report.note.find("measured CPU time"), std::string::npos);
   EXPECT_LT(ran.stop_seconds, 1.0);
-  EXPECT_TRUE(threads_named("load-rt").empty());
+  EXPECT_TRUE(threads_left_named("load-rt").empty());
 }
 
 TEST(LoadRt, WithoutSchedFifoStartFailsWithTheReason) {
@@ -99,7 +99,7 @@ TEST(LoadRt, WithoutSchedFifoStartFailsWithTheReason) {
         << e.what();
     EXPECT_NE(std::string(e.what()).find("CAP_SYS_NICE"), std::string::npos) << e.what();
   }
-  EXPECT_TRUE(threads_named("load-rt").empty());
+  EXPECT_TRUE(threads_left_named("load-rt").empty());
 }
 
 // Processes whose parent is this one, and every process in their process groups.
