@@ -76,13 +76,6 @@ double within_run_log_var(const LatencyHistogram& pooled, double q, double n) {
   return half * half;
 }
 
-int SideValues::sessions() const {
-  if (session.empty()) return values.empty() ? 0 : 1;
-  std::vector<int> ids = session;
-  std::sort(ids.begin(), ids.end());
-  return static_cast<int>(std::unique(ids.begin(), ids.end()) - ids.begin());
-}
-
 namespace {
 
 // A side's sessions: the mean of each, its run count, and the pooled within-session variance.

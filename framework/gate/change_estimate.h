@@ -28,7 +28,6 @@ struct SideValues {
   // The session of each value (parallel to values; empty: all one session). Sessions are the
   // side's replicates: each contributes tau^2 once, whatever its number of runs.
   std::vector<int> session;
-  int sessions() const;
 };
 
 struct ChangeEstimate {

@@ -71,11 +71,10 @@ double predicted_run_max(const std::vector<const Metric*>& base, std::size_t n_c
   const SideValues b = side_values(base, "max");
   const auto n = static_cast<double>(b.values.size());
   if (n < 3 || n_cur == 0) return NAN;
-  double mean = 0, ss = 0;
-  for (double v : b.values) mean += v / n;
-  for (double v : b.values) ss += (v - mean) * (v - mean);
-  const double var = ss / (n - 1) * (1 + 1 / n) + 2 * std::max(0.0, noise.tau_sq);
-  return std::exp(mean + t_critical(alpha / static_cast<double>(n_cur), n - 1) * std::sqrt(var));
+  const double sd = stats::stddev(b.values);
+  const double var = sd * sd * (1 + 1 / n) + 2 * std::max(0.0, noise.tau_sq);
+  return std::exp(stats::amean(b.values) +
+                  t_critical(alpha / static_cast<double>(n_cur), n - 1) * std::sqrt(var));
 }
 
 void add_facts(const std::vector<const Metric*>& base, const Metric& cur, const MetricPolicy& mp,

@@ -7,6 +7,7 @@
 #include "framework/gate/format.h"
 #include "framework/gate/run_values.h"
 #include "framework/gate/variance_priors.h"
+#include "framework/stats/summary.h"
 
 namespace rtgate::gate {
 namespace {
@@ -27,14 +28,11 @@ SessionPoint log_point(const SideValues& s) {
   SessionPoint p;
   const auto n = static_cast<double>(s.values.size());
   if (n < 1) return p;
-  double mean = 0;
-  for (double v : s.values) mean += v;
-  mean /= n;
-  double ss = 0;
-  for (double v : s.values) ss += (v - mean) * (v - mean);
-  p.mean = mean;
+  const double sd = stats::stddev(s.values);
+  const double ss = sd * sd * (n - 1);
+  p.mean = stats::amean(s.values);
   // Unfloored: the floor's max() would bias the subtracted part up, and tau^2 down.
-  const double run_var = n >= 2 ? ss / (n - 1) : s.within_var;
+  const double run_var = n >= 2 ? sd * sd : s.within_var;
   p.mean_var = run_var / n;
   p.spread_ss = ss;
   p.spread_df = n - 1;
@@ -94,12 +92,8 @@ namespace {
 // The sample variance of the session means and its df. Unscreened: an outlier session widens
 // it (a conservative error), where dropping the extremes of ten would bias it low.
 std::pair<double, double> plain_variance(const std::vector<double>& xs) {
-  double mean = 0;
-  for (double x : xs) mean += x / static_cast<double>(xs.size());
-  double ss = 0;
-  for (double x : xs) ss += (x - mean) * (x - mean);
-  const auto df = static_cast<double>(xs.size() - 1);
-  return {ss / df, df};
+  const double sd = stats::stddev(xs);
+  return {sd * sd, static_cast<double>(xs.size() - 1)};
 }
 
 // The mean square successive difference / 2 after screening differences beyond kScreen robust
@@ -173,8 +167,7 @@ void borrow_in_group(
     estimates.push_back({noise->session_mean_var, noise->tau_df});
     std::vector<double> r;
     for (const SessionPoint& p : *points) r.push_back(p.mean);
-    double mean = 0;
-    for (double v : r) mean += v / static_cast<double>(r.size());
+    const double mean = stats::amean(r);
     for (double& v : r) v -= mean;
     residuals.push_back(std::move(r));
   }

@@ -6,6 +6,8 @@
 #include <boost/math/special_functions/digamma.hpp>
 #include <cmath>
 
+#include "framework/stats/summary.h"
+
 namespace rtgate::gate {
 namespace {
 
@@ -103,13 +105,9 @@ void VariancePriors::fit() {
 bool outlier_above(const SideValues& side, const stats::VariancePrior& prior) {
   const std::size_t n = side.values.size();
   if (n < 2 || !prior.usable()) return false;
-  double mean = 0;
-  for (double v : side.values) mean += v;
-  mean /= static_cast<double>(n);
-  double ss = 0;
-  for (double v : side.values) ss += (v - mean) * (v - mean);
   const double df = static_cast<double>(n - 1);
-  const double ratio = ss / df / prior.s0_sq;
+  const double sd = stats::stddev(side.values);
+  const double ratio = sd * sd / prior.s0_sq;
   if (std::isinf(prior.d0)) {
     return ratio * df > boost::math::quantile(boost::math::complement(
                             boost::math::chi_squared_distribution<double>(df), 0.01));
