@@ -24,14 +24,13 @@ double mean_of(const std::vector<double>& xs) {
   return s / static_cast<double>(xs.size());
 }
 
-// P(T > t) for T ~ t(df), or the normal when df is infinite.
+}  // namespace
+
 double upper_tail(double t, double df) {
   if (std::isinf(t)) return t > 0 ? 0.0 : 1.0;
   if (std::isinf(df)) return boost::math::cdf(boost::math::complement(Normal(), t));
   return boost::math::cdf(boost::math::complement(StudentsT(df), t));
 }
-
-}  // namespace
 
 double t_critical(double alpha, double df) {
   if (!(alpha > 0 && alpha < 1)) return NAN;

@@ -61,6 +61,8 @@ ChangeEstimate estimate_change(const SideValues& base, const SideValues& cur,
 
 // Upper-tail critical value of t(df) (normal for infinite df): P(T > t) = alpha.
 double t_critical(double alpha, double df);
+// P(T > t) for T ~ t(df) (normal for infinite df).
+double upper_tail(double t, double df);
 
 // The sampling variance of the log of one run's q-quantile, for a run of n samples drawn from the
 // distribution that `pooled` estimates: the rank of the run's quantile is Binomial(n, q), so the

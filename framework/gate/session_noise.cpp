@@ -62,6 +62,11 @@ SessionPoint count_point(const std::vector<double>& counts) {
 
 }  // namespace
 
+SessionPoint session_point(const Metric& m, const std::string& statistic) {
+  if (statistic == "rate") return count_point(m.samples);
+  return log_point(side_values(m, statistic));
+}
+
 std::string SessionNoise::describe(bool ratio) const {
   const double tau = std::sqrt(std::max(0.0, tau_sq));
   const std::string size =
@@ -241,13 +246,13 @@ NoiseModel NoiseModel::from_sessions(const std::vector<const RunReport*>& sessio
           const MetricPolicy mp = resolve(policy, s.name, c.name, m.name, m.kind, m.unit);
           if (is_event_count(m.kind, m.unit)) {
             if (!m.samples.empty()) {
-              series[{s.name, c.name, m.name, "rate"}].push_back(count_point(m.samples));
+              series[{s.name, c.name, m.name, "rate"}].push_back(session_point(m, "rate"));
             }
             continue;
           }
           for (const std::string& st : run_statistics(m, mp)) {
-            const SideValues v = side_values(m, st);
-            if (!v.values.empty()) series[{s.name, c.name, m.name, st}].push_back(log_point(v));
+            const SessionPoint p = session_point(m, st);
+            if (!std::isnan(p.mean)) series[{s.name, c.name, m.name, st}].push_back(p);
           }
         }
       }

@@ -71,6 +71,10 @@ struct SessionPoint {
   double spread_ss = 0, spread_df = 0;
 };
 
+// One session's point of a statistic of `m` ("rate" for an event count): what the noise model
+// and a board's history (history.h) read of a result.
+SessionPoint session_point(const Metric& m, const std::string& statistic);
+
 // tau^2 from session points in time order (see the file comment). Needs kMinHistory points.
 SessionNoise estimate_session_noise(const std::vector<SessionPoint>& series, bool counts);
 

@@ -1,0 +1,27 @@
+// Rendering a board's history (framework/gate/history_judge.h): the table `rtgate history`
+// prints and its JSON form ("rtgate.history/1"), which the HTML trend section and
+// ci/gate-kernel.sh read.
+#pragma once
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "framework/gate/history.h"
+#include "framework/gate/history_judge.h"
+
+namespace rtgate {
+
+inline constexpr const char* kHistorySchema = "rtgate.history/1";
+
+// The header (host, sessions per kernel, the family), one row per statistic with something to
+// say (a change point, the newest kernel worse or better, a drift whose interval excludes 0),
+// the count of the others, and the outcome line.
+std::string render_history_table(const gate::History& history, const gate::HistoryReport& report);
+
+// Everything: the sessions, and per statistic its session values (geometric means in the
+// metric's unit; events per run for a rate), change points, newest test and drift.
+nlohmann::ordered_json history_json(const gate::History& history,
+                                    const gate::HistoryReport& report);
+
+}  // namespace rtgate
