@@ -110,6 +110,7 @@ std::string HistoryBuilder::add(const RunReport& r, const std::string& source) {
           HistorySeries& series = history_.series[static_cast<std::size_t>(it->second)];
           series.sessions.push_back(index);
           series.values.push_back(p.mean);
+          series.within_var += p.mean_var;  // a sum until finish()
         }
       }
     }
@@ -138,6 +139,7 @@ History HistoryBuilder::finish() {
       points.emplace_back(rank[static_cast<std::size_t>(s.sessions[i])], s.values[i]);
     }
     std::sort(points.begin(), points.end());
+    s.within_var /= std::max<double>(1, static_cast<double>(s.values.size()));
     s.sessions.clear();
     s.values.clear();
     for (const auto& [session, value] : points) {

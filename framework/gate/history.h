@@ -36,6 +36,9 @@ struct HistorySeries {
   std::string unit;
   std::vector<int> sessions;   // indices into History::sessions, ascending
   std::vector<double> values;  // one per entry of `sessions`
+  // The mean over sessions of the variance a session value has from its own runs (a count's:
+  // its Poisson variance times the dispersion): no segment is steadier than that.
+  double within_var = 0;
 };
 
 struct History {

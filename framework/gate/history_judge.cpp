@@ -34,11 +34,13 @@ double level_before(const SeriesFindings& f, const Shift& s) {
   return sum / s.before;
 }
 
-// A latency quantile's session mean is a mean of histogram values quantised at 1/64 of a bucket:
-// no segment is steadier than that. Throughput and rates are floored at 0.1%.
+// No segment is steadier than its sessions' own runs say (a count of one event in five runs
+// cleaned into a constant segment must not make a change point of a tenth of an event), nor than
+// a latency quantile's 1/64-bucket quantisation; throughput is floored at 0.1%.
 double resolution_of(const HistorySeries& s) {
-  if (s.kind == MetricKind::kLatency) return std::sqrt(quantisation_log_var());
-  return 1e-3;
+  const double floor =
+      s.kind == MetricKind::kLatency && !is_rate(s) ? std::sqrt(quantisation_log_var()) : 1e-3;
+  return std::max(floor, std::sqrt(s.within_var));
 }
 
 // The series' change points, and which count (beyond the floor) and are worse.
