@@ -1,15 +1,48 @@
 #include "cli/commands.h"
 #include "cli/gate_common.h"
+#include "cli/history_inputs.h"
+#include "exporters/history_report.h"
 #include "exporters/html/html_report.h"
+#include "exporters/html/trend_section.h"
+#include "framework/gate/history_judge.h"
+#include "framework/gate/session_noise.h"
 #include "framework/output_file.h"
 
 namespace rtgate::cli {
+namespace {
+
+// --history DIR's trend section: the history of RESULT's host and selection, RESULT its first
+// session, judged at the gate's policy (--policy) or the default one, with the --baseline's
+// session as the gate's baseline when the history holds it. nullopt after printing the error
+// (exit 2).
+std::optional<std::string> trend_html(const RunReport& current, const RunReport* baseline,
+                                      const GateInputs& in) {
+  gate::Policy policy;
+  try {
+    if (!in.policy_path.empty()) policy = gate::load_policy(in.policy_path);
+  } catch (const gate::PolicyError& e) {
+    print_error(std::string("--policy: ") + e.what());
+    return std::nullopt;
+  }
+  const auto h = load_history({in.history_dir}, policy, "--history", &current);
+  if (!h) return std::nullopt;
+  int baseline_session = -1;
+  const std::vector<gate::HistorySession>& sessions = h->history.sessions;
+  for (std::size_t i = 0; baseline != nullptr && i < sessions.size(); ++i) {
+    if (sessions[i].id == gate::session_id(*baseline)) baseline_session = static_cast<int>(i);
+  }
+  const gate::HistoryReport report = gate::judge_history(h->history, policy, baseline_session);
+  return html::trend_section(history_json(h->history, report));
+}
+
+}  // namespace
 
 void add_report(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
       "report",
       "self-contained HTML report of RESULT (with --baseline: the gate's verdicts, overlaid "
-      "histograms, per-run drift); exit 0 when written, whatever the verdict");
+      "histograms, per-run drift; with --history: a trend chart per metric over the host's "
+      "sessions); exit 0 when written, whatever the verdict");
   struct Opts {
     std::string result, baseline, out;
     GateInputs in;
@@ -18,6 +51,10 @@ void add_report(CLI::App& app, int& exit_code) {
   cmd->add_option("RESULT", o->result, "result JSON")->required();
   cmd->add_option("--baseline", o->baseline, "baseline result JSON to compare with");
   add_verdict_options(cmd, o->in);
+  cmd->get_option("--history")
+      ->description(
+          "earlier results of this host (a directory, searched recursively): a trend chart per "
+          "metric over them and RESULT, and with --baseline the between-session noise");
   cmd->add_option("-o,--output", o->out, "HTML file to write ('-' for stdout)")->required();
   cmd->callback([o, &exit_code] {
     exit_code = kExitUsage;
@@ -25,14 +62,21 @@ void add_report(CLI::App& app, int& exit_code) {
       print_error("-o: " + why);
       return;
     }
-    if (!o->in.policy_path.empty() && o->baseline.empty()) {
-      print_error("--policy needs --baseline: there is no verdict without one");
+    if (!o->in.policy_path.empty() && o->baseline.empty() && o->in.history_dir.empty()) {
+      print_error("--policy needs --baseline or --history: there is nothing to judge without one");
       return;
     }
     const auto j = load_judged(o->result, o->baseline, o->in);
     if (!j) return;
+    std::string trend;
+    if (!o->in.history_dir.empty()) {
+      const std::optional<std::string> t =
+          trend_html(j->current, j->baseline ? &*j->baseline : nullptr, o->in);
+      if (!t) return;
+      trend = *t;
+    }
     const std::string page = html::render_report(j->current, j->baseline ? &*j->baseline : nullptr,
-                                                 j->verdicts ? &*j->verdicts : nullptr);
+                                                 j->verdicts ? &*j->verdicts : nullptr, trend);
     if (const std::string why = write_output(o->out, page); !why.empty()) {
       print_error("-o: " + why);
       exit_code = kExitFailed;

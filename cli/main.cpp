@@ -76,6 +76,7 @@ int main(int argc, char** argv) {
   add_locks(app, exit_code);
   add_compare(app, exit_code);
   add_gate(app, exit_code);
+  add_history(app, exit_code);
   add_calibrate(app, exit_code);
   add_serve(app, exit_code);
   add_report(app, exit_code);

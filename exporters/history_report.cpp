@@ -102,9 +102,10 @@ std::string render_history_table(const History& history, const HistoryReport& re
     out << s.suite << "/" << s.case_name << " " << s.metric << " " << s.statistic << ":\n";
     for (std::size_t i = 0; i < f.changes.size(); ++i) {
       const Shift& c = f.changes[i];
-      out << "  change point " << kernel_at(report, t, c.at - 1) << " -> "
-          << kernel_at(report, t, c.at) << " (session "
-          << s.sessions[static_cast<std::size_t>(c.at)] + 1
+      const std::string& from = kernel_at(report, t, c.at - 1);
+      const std::string& to = kernel_at(report, t, c.at);
+      out << "  change point at session " << s.sessions[static_cast<std::size_t>(c.at)] + 1 << " ("
+          << (from == to ? "within kernel " + to : from + " -> " + to)
           << "): " << shift_text(s, level_before(t, c), c) << " " << gate::fmt::p_value(c.p)
           << (t.change_worse[i]    ? "  WORSE"
               : t.change_beyond[i] ? ""

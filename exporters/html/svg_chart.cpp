@@ -6,24 +6,11 @@
 #include <limits>
 
 #include "exporters/html/html_text.h"
+#include "exporters/html/svg_plot.h"
 
 namespace rtgate::html {
+namespace svg {
 namespace {
-
-constexpr int kLeft = 64, kRight = 24, kBottom = 38;
-constexpr int kTitleBand = 36;  // the title and one legend row above the plot
-
-struct LegendEntry {
-  std::string text;
-  int color = 0;
-  bool dashed = false;
-};
-
-// Legend entries laid out left to right, wrapping at the chart's width: each entry's x and row.
-struct LegendLayout {
-  std::vector<std::pair<double, int>> at;
-  int top = kTitleBand;  // where the plot area starts, below the title and the legend
-};
 
 double legend_width(const LegendEntry& e) { return 28 + 6.2 * static_cast<double>(e.text.size()); }
 
@@ -43,33 +30,22 @@ LegendLayout layout_legend(const ChartFrame& f, const std::vector<LegendEntry>& 
   return l;
 }
 
-// Domain value -> pixel along one axis; a log axis clamps values at or below 0 to its low end.
-struct Scale {
-  double lo = 0, hi = 1;
-  bool log = false;
-  double p0 = 0, p1 = 1;
-  double tr(double v) const {
-    if (!log) return v;
-    return std::log10(std::max(v, lo));
-  }
-  double operator()(double v) const {
-    const double a = tr(lo), b = tr(hi);
-    const double t = b > a ? (tr(std::clamp(v, lo, hi)) - a) / (b - a) : 0.5;
-    return p0 + t * (p1 - p0);
-  }
-};
-
 std::string fmt(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
 }
 
+}  // namespace
+
+std::string color_class(int color) {
+  return color == kNeutral ? "cn" : "c" + std::to_string((color % 8 + 8) % 8);
+}
+
 std::string px(double v) { return std::to_string(static_cast<long>(std::lround(v))); }
 
 std::string label_of(const Axis& a, double v) { return a.format ? a.format(v) : fmt(v); }
 
-// [lo, hi] widened to whole decades (log) or from 0 / with 5% headroom (linear).
 void pad_domain(double& lo, double& hi, bool log, bool from_zero) {
   if (log) {
     lo = std::pow(10, std::floor(std::log10(lo)));
@@ -96,10 +72,11 @@ std::string frame_svg(const ChartFrame& f, const Scale& sx, const Scale& sy,
     const LegendEntry& e = legend[i];
     const double lx = lay.at[i].first;
     const int ly = 25 + 14 * lay.at[i].second;
-    const std::string cls = "c" + std::to_string(e.color % 8) + (e.dashed ? " d" : "");
-    s += "<path class=\"" + cls + "\" d=\"M" + px(lx) + " " + std::to_string(ly) +
-         "h16\"/><text class=\"l\" x=\"" + px(lx + 20) + "\" y=\"" + std::to_string(ly + 4) +
-         "\">" + escape(e.text) + "</text>";
+    const std::string cls = color_class(e.color) + (e.dashed ? " d" : "") + (e.tick ? " f" : "");
+    s += "<path class=\"" + cls + "\" d=\"M" + px(e.tick ? lx + 8 : lx) + " " +
+         std::to_string(e.tick ? ly + 5 : ly) + (e.tick ? "v-10" : "h16") +
+         "\"/><text class=\"l\" x=\"" + px(lx + 20) + "\" y=\"" + std::to_string(ly + 4) + "\">" +
+         escape(e.text) + "</text>";
   }
   // Grid lines as one path and tick labels in two groups (anchored by CSS): the frame is most of
   // a small chart's bytes, and a report has thousands of charts.
@@ -131,26 +108,42 @@ std::string frame_svg(const ChartFrame& f, const Scale& sx, const Scale& sy,
 Scale x_scale(const ChartFrame& f, double lo, double hi) {
   return {lo, hi, f.x.log, static_cast<double>(kLeft), static_cast<double>(f.width - kRight)};
 }
-Scale y_scale(const ChartFrame& f, double lo, double hi, int top) {
-  return {lo, hi, f.y.log, static_cast<double>(f.height - kBottom), static_cast<double>(top)};
-}
-
-// A chart's frame, taller by the legend's extra rows, with its legend layout and scales.
-struct Plot {
-  ChartFrame frame;
-  LegendLayout lay;
-  Scale sx, sy;
-};
 Plot make_plot(const ChartFrame& f, const std::vector<LegendEntry>& legend, double xlo, double xhi,
-               double ylo, double yhi) {
+               double ylo, double yhi, int band) {
   Plot p{f, layout_legend(f, legend), {}, {}};
+  p.lay.top += band;
   p.frame.height += p.lay.top - kTitleBand;
   p.sx = x_scale(p.frame, xlo, xhi);
-  p.sy = y_scale(p.frame, ylo, yhi, p.lay.top);
+  p.sy = {ylo, yhi, f.y.log, static_cast<double>(p.frame.height - kBottom),
+          static_cast<double>(p.lay.top)};
   return p;
 }
 
-}  // namespace
+const std::string& text_of(const Mark& m) {
+  return m.short_label.empty() ? m.label : m.short_label;
+}
+
+std::string mark_svg(const Mark& m, double mx, long y0, long y1, double lx, int ly, bool right,
+                     const std::string& text_cls) {
+  const std::string cls = "m " + color_class(m.color) + (m.dashed ? " d" : "");
+  std::string s = "<g class=\"mark\"><title>" + escape(m.label) + "</title><path class=\"" + cls +
+                  "\" d=\"M" + px(mx) + " " + std::to_string(y0) + "V" + std::to_string(y1) +
+                  "\"/>";
+  if (ly > 0) {
+    s += "<text class=\"" + text_cls + "\" x=\"" + px(lx) + "\" y=\"" + std::to_string(ly) + "\"" +
+         (right ? " text-anchor=\"end\"" : "") + ">" + escape(text_of(m)) + "</text>";
+  }
+  return s + "</g>";
+}
+
+bool drawable(const Axis& a, double v) { return std::isfinite(v) && !(a.log && v <= 0); }
+
+}  // namespace svg
+
+using svg::color_class;
+using svg::LegendEntry;
+using svg::pad_domain;
+using svg::px;
 
 std::string whole(double v) {
   return v == std::floor(v) ? std::to_string(static_cast<long long>(v)) : "";
@@ -188,64 +181,6 @@ std::vector<double> ticks(double lo, double hi, bool log) {
   return out;
 }
 
-std::string line_chart(const ChartFrame& f, const std::vector<Series>& series) {
-  double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, ylo = xlo, yhi = -xlo;
-  for (const Series& s : series) {
-    for (const Point& p : s.points) {
-      if (!std::isfinite(p.x) || !std::isfinite(p.y) || (f.y.log && p.y <= 0)) continue;
-      xlo = std::min(xlo, p.x);
-      xhi = std::max(xhi, p.x);
-      ylo = std::min(ylo, p.y);
-      yhi = std::max(yhi, p.y);
-    }
-  }
-  if (!std::isfinite(xlo)) xlo = 0, xhi = 1, ylo = f.y.log ? 1 : 0, yhi = 1;
-  if (xhi <= xlo) xlo -= 0.5, xhi += 0.5;
-  if (!f.x.log) {
-    const double pad = (xhi - xlo) * 0.04;
-    xlo -= pad;
-    xhi += pad;
-  }
-  pad_domain(ylo, yhi, f.y.log, true);
-  std::vector<LegendEntry> legend;
-  for (const Series& s : series) {
-    if (s.in_legend) legend.push_back({s.label, s.color, s.dashed});
-  }
-  const Plot plot = make_plot(f, legend, xlo, xhi, ylo, yhi);
-  const Scale &sx = plot.sx, &sy = plot.sy;
-  std::string out = frame_svg(plot.frame, sx, sy, legend, plot.lay);
-  for (const Series& s : series) {
-    std::vector<Point> pts;
-    for (const Point& p : s.points) {
-      if (std::isfinite(p.x) && std::isfinite(p.y) && !(f.y.log && p.y <= 0)) pts.push_back(p);
-    }
-    std::sort(pts.begin(), pts.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
-    const std::string cls = "c" + std::to_string(s.color % 8) + (s.dashed ? " d" : "");
-    std::string values;
-    for (const Point& p : pts) {
-      values += (values.empty() ? "" : ", ") + label_of(f.x, p.x) + ": " + label_of(f.y, p.y);
-    }
-    // One title per series with every point's figures (a title per point would double a
-    // chart); on the dots, or on the line when the series has none.
-    const std::string title = "<title>" + escape(s.label + " (" + values + ")") + "</title>";
-    const std::string count = "data-points=\"" + std::to_string(pts.size()) + "\" ";
-    const bool dots = s.markers || pts.size() == 1;
-    if (pts.size() > 1) {
-      out += "<polyline class=\"" + cls + "\" " + (dots ? "" : count) + "points=\"";
-      for (const Point& p : pts) out += px(sx(p.x)) + "," + px(sy(p.y)) + " ";
-      out.back() = '"';
-      out += dots ? "/>" : ">" + title + "</polyline>";
-    }
-    if (dots && !pts.empty()) {
-      // Zero-length segments drawn as round dots (CSS): a few bytes a point.
-      out += "<path class=\"pt " + cls + "\" " + count + "d=\"";
-      for (const Point& p : pts) out += "M" + px(sx(p.x)) + " " + px(sy(p.y)) + "h0";
-      out += "\">" + title + "</path>";
-    }
-  }
-  return out + "</svg>";
-}
-
 std::string histogram_chart(const ChartFrame& f, const std::vector<BarSeries>& series,
                             const std::vector<Mark>& marks) {
   double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, cmin = xlo, cmax = 0;
@@ -273,10 +208,10 @@ std::string histogram_chart(const ChartFrame& f, const std::vector<BarSeries>& s
   if (f.y.log) ylo = std::min(ylo, cmin / 2);  // a count of 1 stands above the axis
   std::vector<LegendEntry> legend;
   for (const BarSeries& s : series) legend.push_back({s.label, s.color, s.dashed});
-  const Plot plot = make_plot(f, legend, xlo, xhi, ylo, yhi);
-  const Scale &sx = plot.sx, &sy = plot.sy;
+  const svg::Plot plot = svg::make_plot(f, legend, xlo, xhi, ylo, yhi);
+  const svg::Scale &sx = plot.sx, &sy = plot.sy;
   const int top = plot.lay.top;
-  std::string out = frame_svg(plot.frame, sx, sy, legend, plot.lay);
+  std::string out = svg::frame_svg(plot.frame, sx, sy, legend, plot.lay);
   const long bottom = std::lround(sy.p0);
   for (const BarSeries& s : series) {
     // One segment per pixel column run; overlapping columns keep the larger count.
@@ -314,21 +249,16 @@ std::string histogram_chart(const ChartFrame& f, const std::vector<BarSeries>& s
       y = gy;
     }
     if (y != bottom) d += "V" + std::to_string(bottom);
-    const std::string cls = "h c" + std::to_string(s.color % 8) + (s.dashed ? " d" : "");
+    const std::string cls = "h " + color_class(s.color) + (s.dashed ? " d" : "");
     out += "<path class=\"" + cls + "\" data-label=\"" + escape(s.label) + "\" data-points=\"" +
            std::to_string(points) + "\" d=\"" + d + "\"/>";
   }
   for (std::size_t i = 0; i < marks.size(); ++i) {
     const Mark& m = marks[i];
     const double mx = sx(m.x);
-    const std::string cls = "m c" + std::to_string(m.color % 8) + (m.dashed ? " d" : "");
-    const bool right = mx > plot.frame.width - kRight - 90;
-    const std::string ty = std::to_string(top + 10 + static_cast<int>(i % 6) * 11);
-    out += "<g class=\"mark\"><title>" + escape(m.label) + "</title><path class=\"" + cls +
-           "\" d=\"M" + px(mx) + " " + std::to_string(top) + "V" + std::to_string(bottom) +
-           "\"/><text class=\"ml\" x=\"" + px(right ? mx - 3 : mx + 3) + "\" y=\"" + ty + "\"" +
-           (right ? " text-anchor=\"end\"" : "") + ">" +
-           escape(m.short_label.empty() ? m.label : m.short_label) + "</text></g>";
+    const bool right = mx > plot.frame.width - svg::kRight - 90;
+    out += svg::mark_svg(m, mx, top, bottom, right ? mx - 3 : mx + 3,
+                         top + 10 + static_cast<int>(i % 6) * 11, right, "ml");
   }
   return out + "</svg>";
 }

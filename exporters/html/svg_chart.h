@@ -4,13 +4,16 @@
 //
 //   - a step histogram (latency buckets: x = latency, y = samples per bucket, both usually log),
 //     with vertical marks (p99, p99.9, max);
-//   - a line chart with point markers (per-run quantiles, throughput against thread count).
+//   - a line chart with point markers (per-run quantiles, throughput against thread count, a
+//     history's sessions), with vertical marks and flagged x positions (kernel boundaries,
+//     change points, contaminated sessions).
 //
 // Coordinates are whole pixels and a series is thinned to one point per pixel column (the
 // largest count, so a peak or a lone outlier bucket stays visible): a chart costs about the same
 // bytes whether its histogram has 50 buckets or 1,800. The data points a chart draws are counted
 // in the DOM: a "data-points" attribute on each series' markers (<path class="pt">, one dot a
-// point) of a line chart and on each histogram outline (<path class="h">).
+// point) of a line chart (on its line when it has no markers) and on each histogram outline
+// (<path class="h">). Points that fall on one pixel are drawn once and still counted.
 #pragma once
 
 #include <functional>
@@ -54,6 +57,18 @@ struct Mark {
   std::string short_label;
 };
 
+// The palette index of a neutral mark (kernel boundaries): grey, class "cn".
+inline constexpr int kNeutral = -1;
+
+// Places along x flagged at the foot of a line chart's plot (contaminated sessions): a short
+// tick each, drawn as one path with one tooltip, and an entry in the legend.
+struct Flags {
+  std::string label;  // legend text
+  std::string title;  // tooltip
+  int color = 0;
+  std::vector<double> at;
+};
+
 struct Axis {
   std::string title;
   bool log = false;
@@ -66,8 +81,13 @@ struct ChartFrame {
   int width = 640, height = 260;
 };
 
-// A line chart: each series' points joined in x order, each point a marker.
-std::string line_chart(const ChartFrame& frame, const std::vector<Series>& series);
+// A line chart: each series' points joined in x order, each point a marker. A series of more
+// than 100 points has its count and extremes as its tooltip instead of every point's figures.
+// Marks are vertical lines under the series, labelled in a band above the plot (up to three
+// rows; a label without room is left to the mark's tooltip): a later mark is drawn over an
+// earlier one and its label placed first. The x range takes in the marks and the flags.
+std::string line_chart(const ChartFrame& frame, const std::vector<Series>& series,
+                       const std::vector<Mark>& marks = {}, const Flags& flags = {});
 
 // A step histogram: each series' bars as one outline; counts below 1 on a log y sit on the axis.
 std::string histogram_chart(const ChartFrame& frame, const std::vector<BarSeries>& series,

@@ -1,0 +1,100 @@
+#include <cstdio>
+#include <filesystem>
+
+#include "cli/commands.h"
+#include "cli/history_inputs.h"
+#include "exporters/history_report.h"
+#include "exporters/html/trend_section.h"
+#include "framework/gate/history_judge.h"
+#include "framework/output_file.h"
+
+namespace rtgate::cli {
+namespace {
+
+// The index of the session read from `path` (the same file, however it was named), or -1.
+int session_of(const gate::History& h, const std::string& path) {
+  std::error_code ec;
+  const auto want = std::filesystem::weakly_canonical(path, ec);
+  for (std::size_t i = 0; i < h.sessions.size(); ++i) {
+    std::error_code ec2;
+    if (!ec && std::filesystem::weakly_canonical(h.sessions[i].source, ec2) == want && !ec2) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
+void add_history(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "history",
+      "change points, the newest kernel's segment and drift over one host's results: exit 1 when "
+      "the newest kernel starts a worse segment, 0 when it does not, 3 when too short to say");
+  struct Opts {
+    std::vector<std::string> paths;
+    std::string format = "table", policy, html, baseline;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("RESULT", o->paths,
+                  "result files or directories (read recursively): one host's sessions of one "
+                  "selection, in any order")
+      ->required()
+      ->expected(1, -1);
+  cmd->add_option("--format", o->format, "table or json")
+      ->check(CLI::IsMember({"table", "json"}))
+      ->capture_default_str();
+  cmd->add_option("--policy", o->policy, "gate policy: alpha, family, noise floors, quantiles");
+  cmd->add_option("--html", o->html, "also write the trend charts as an HTML page");
+  cmd->add_option("--baseline", o->baseline,
+                  "the result a gate takes as its baseline (one of the history's): say whether "
+                  "it is in a worse segment");
+  cmd->callback([o, &exit_code] {
+    exit_code = kExitUsage;
+    if (!o->html.empty()) {
+      if (const std::string why = check_output(o->html); !why.empty()) {
+        print_error("--html: " + why);
+        return;
+      }
+    }
+    gate::Policy policy;
+    try {
+      if (!o->policy.empty()) policy = gate::load_policy(o->policy);
+    } catch (const gate::PolicyError& e) {
+      print_error(std::string("--policy: ") + e.what());
+      return;
+    }
+    const auto in = load_history(o->paths, policy, "RESULT");
+    if (!in) return;
+    int baseline = -1;
+    if (!o->baseline.empty()) {
+      baseline = session_of(in->history, o->baseline);
+      if (baseline < 0) {
+        print_error("--baseline: " + o->baseline + " is not one of the history's results");
+        return;
+      }
+    }
+    const gate::HistoryReport report = gate::judge_history(in->history, policy, baseline);
+    const nlohmann::ordered_json j = history_json(in->history, report);
+    if (o->format == "json") {
+      std::fputs((j.dump(2) + "\n").c_str(), stdout);
+    } else {
+      std::fputs(render_history_table(in->history, report).c_str(), stdout);
+      if (in->not_results > 0) {
+        std::printf("(%d files under the directories were not results and were skipped)\n",
+                    in->not_results);
+      }
+    }
+    if (!o->html.empty()) {
+      if (const std::string why = write_output(o->html, html::render_history_page(j));
+          !why.empty()) {
+        print_error("--html: " + why);
+        exit_code = kExitFailed;
+        return;
+      }
+    }
+    exit_code = gate::exit_code(report);
+  });
+}
+
+}  // namespace rtgate::cli
