@@ -94,11 +94,10 @@ Shift test_newest(const std::vector<double>& raw, const std::vector<int>& kernel
   const int n = static_cast<int>(raw.size());
   int b = n - 1;
   while (b > 0 && kernel[static_cast<std::size_t>(b - 1)] == kernel.back()) --b;
-  // A change point just before the newest kernel is taken for its own, mislocated by a session
-  // or two: the segment before starts at the last one that leaves min_before sessions.
+  // The segment before: from the last change point before the newest kernel.
   int c = 0;
   for (const Shift& s : changes) {
-    if (s.at + test.min_before <= b) c = std::max(c, s.at);
+    if (s.at < b) c = std::max(c, s.at);
   }
   Shift out;
   if (b == 0 || b - c < test.min_before) return out;

@@ -12,7 +12,8 @@
 //      when its p-value, times the number of splits tried (Bonferroni over the splits), is at
 //      most `alpha`; both halves are then searched the same way. A series with no change reports
 //      one with probability at most alpha, whatever the split positions' dependence.
-//   3. The newest kernel: its sessions against the segment before them, one pre-specified split,
+//   3. The newest kernel: its sessions against the segment before them (since the last change
+//      point before them, at least `min_before` sessions), one pre-specified split,
 //      one-sided in the worse direction at `newest_alpha` (no search, so no split correction);
 //      with one session it is a prediction test. Raw values: the newest are what is tested.
 //   4. Drift: the least-squares slope of the newest segment's session values on the kernel's
@@ -29,7 +30,7 @@ struct ChangePointTest {
   double newest_alpha = 0.05;  // one-sided, for the newest kernel's test
   bool higher_is_worse = true;
   int min_segment = 2;
-  int min_before = 5;  // sessions the newest kernel's test needs before it
+  int min_before = 3;  // sessions the newest kernel's test needs before it
   double hampel_k = 4;
   double resolution = 1e-3;  // the smallest SD a segment is taken to have (log scale)
   // The newest kernel's test refers to Student t with at most this many degrees of freedom: the

@@ -256,7 +256,7 @@ HistoryReport judge_history(const History& history, const Policy& policy, int ba
     out.reason = out.kernels.size() < 2
                      ? "one kernel only (" + out.newest_kernel + "): nothing to compare it with"
                      : std::to_string(untestable) + " statistic" + (untestable == 1 ? "" : "s") +
-                           " had fewer than 5 sessions before kernel " + out.newest_kernel +
+                           " had fewer than 3 sessions before kernel " + out.newest_kernel +
                            " since their last change point";
   }
   return out;

@@ -103,7 +103,7 @@ TEST(ChangePoints, OneSessionOfTheNewestKernelIsAPredictionTest) {
 
 TEST(ChangePoints, TooFewSessionsBeforeTheNewestKernelAreNotTested) {
   const auto x = noise(6, 10, 0.05, 7);
-  const SeriesFindings f = find_changes(x, {0, 0, 0, 1, 1, 1}, gate_level());
+  const SeriesFindings f = find_changes(x, {0, 0, 1, 1, 1, 1}, gate_level());
   EXPECT_EQ(f.newest.at, -1);
   EXPECT_FALSE(f.newest.found);
   // One kernel: nothing before it.

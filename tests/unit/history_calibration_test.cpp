@@ -182,17 +182,22 @@ Scenario step_scenario(int per_kernel) {
   return sc;
 }
 
+// Throughput per run at CV 3% without run drift, as the gate's calibration has it; session
+// offsets 2%. With one session a kernel the step is found by the segmentation alone: after 10
+// sessions of the new level (asserted), and, printed for the README, after 3.
 TEST(HistoryCalibration, ThroughputDownTenPercentAfterTenSessions) {
-  for (int per_kernel : {10, 1}) {
+  for (const auto& [per_kernel, after] : {std::pair{10, 10}, std::pair{1, 10}, std::pair{1, 3}}) {
     Scenario sc = step_scenario(per_kernel);
+    sc.sessions = 10 + after;
     sc.world.drift.sigma = 0;
     sc.change.suite = "lock.latency";
     sc.change.case_name = "lock5";
     sc.change.metric = "nonrt_throughput";
     sc.change.throughput_factor = 0.9;
-    const Tally t = trials(sc, 200, 21 + static_cast<std::uint64_t>(per_kernel));
-    t.print("wide throughput -10% at session 11 of 20, " + std::to_string(per_kernel) +
-            " a kernel");
+    const Tally t = trials(sc, 200, 21 + static_cast<std::uint64_t>(per_kernel + after));
+    t.print("wide throughput -10% at session 11 of " + std::to_string(sc.sessions) + ", " +
+            std::to_string(per_kernel) + " a kernel");
+    if (after < 10) continue;
     EXPECT_GE(t.rate(t.located), 0.90);
     if (per_kernel == 10) {
       EXPECT_GE(t.rate(t.target_worse), 0.90);
