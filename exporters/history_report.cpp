@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "framework/gate/change_estimate.h"
 #include "framework/gate/format.h"
 
 namespace rtgate {
@@ -49,6 +50,11 @@ std::string shift_text(const HistorySeries& s, double level, const Shift& sh) {
 
 const std::string& kernel_at(const HistoryReport& r, const StatisticTrend& t, int point) {
   return r.kernels[static_cast<std::size_t>(t.kernel[static_cast<std::size_t>(point)])];
+}
+
+// The newest test's p-value in the better direction (Shift::p is the worse one's).
+double better_p(const HistorySeries& s, const Shift& sh) {
+  return gate::upper_tail((s.better == Better::kLower ? -sh.size : sh.size) / sh.se, sh.df);
 }
 
 bool drifting(const StatisticTrend& t) {
@@ -116,7 +122,7 @@ std::string render_history_table(const History& history, const HistoryReport& re
       out << "  newest " << report.newest_kernel << " (" << f.newest.after << ") vs the "
           << f.newest.before
           << " sessions before: " << shift_text(s, level_before(t, f.newest), f.newest) << " "
-          << gate::fmt::p_value(f.newest.p)
+          << gate::fmt::p_value(t.newest_better ? better_p(s, f.newest) : f.newest.p)
           << (t.newest_worse    ? "  WORSE"
               : t.newest_better ? "  better"
                                 : "")

@@ -77,7 +77,9 @@ void add_notes(const History& h, int baseline_session, HistoryReport& out) {
       const int session = s.sessions[static_cast<std::size_t>(cp.at)];
       if (baseline_session >= 0 && session <= baseline_session) last = static_cast<int>(c);
       const HistorySession& first = h.sessions[static_cast<std::size_t>(session)];
-      if (t.change_worse[c] && first.stored_as == "inconclusive") {
+      // The newest kernel's own segment is the outcome, not a note.
+      if (t.change_worse[c] && first.stored_as == "inconclusive" &&
+          first.kernel != out.newest_kernel) {
         Fact& f = started[first.kernel];
         if (f.count++ == 0) {
           f.first =
