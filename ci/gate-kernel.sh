@@ -9,11 +9,12 @@
 # --cpus, --load, --trace ... and it is part of what makes two results comparable.
 #
 #   --baseline FILE          gate against this result
-#   --baseline-dir DIR       gate against the newest result stored in DIR for this host,
-#                            selection and parameters, with up to 9 more stored boots of its
-#                            kernel as further baseline sessions, and every stored result there
-#                            as the history the between-session noise is learned from (and store
-#                            the new one there when it passes)
+#   --baseline-dir DIR       gate against the newest passed result stored in DIR for this
+#                            host, selection and parameters, with up to 9 more stored boots of
+#                            its kernel as further baseline sessions, and every stored result
+#                            there as the history the between-session noise is learned from;
+#                            store the new result there, and judge the history with it
+#                            (`rtgate history`: change points, the newest kernel's segment)
 #   --baseline-kernel REL    with --baseline-dir: the newest of that kernel_release only
 #   --artifacts DIR          where result.json, junit.xml, rtgate.prom and report.html go
 #                            (default: artifacts)
@@ -23,16 +24,22 @@
 #   --policy FILE            gate policy
 #   --push URL               push the result to a Pushgateway
 #   --rtgate PATH            the rtgate binary (default: rtgate on PATH, else build/rtgate)
-#   --store-inconclusive     also store a result whose gate was inconclusive (exit 3); by default
-#                            only a passed one becomes the next baseline, so that a slow drift
-#                            that is never decided cannot creep into the baseline
+#   --store-inconclusive     let a result whose gate was inconclusive (exit 3) be a baseline
+#                            too; by default only a passed one becomes the next baseline, so
+#                            that a slow drift that is never decided cannot creep into it
 #   --dry-run                check everything (rtgate run --dry-run) and print the commands
 #
-# Baselines are stored as DIR/<host>/<key>/<kernel_release>/<UTC time>.json, where <key> names
-# the selection and parameters (a hash of them, with the readable form in DIR/<host>/<key>/KEY).
+# Every measured result is stored as DIR/<host>/<key>/<kernel_release>/<UTC time>.json when its
+# gate passed (a baseline), <UTC time>.inconclusive.json or <UTC time>.regressed.json otherwise
+# (history only), where <key> names the selection and parameters (a hash of them, with the
+# readable form in DIR/<host>/<key>/KEY). With --baseline-dir the history of DIR/<host>/<key> is
+# then judged (artifacts history.txt, history.json, history.html): it says when the baseline is
+# already in a worse segment, and when a kernel that was inconclusive at its own gate started
+# one, as the sessions since show.
 # Exit code: the gate's (0 passed, 1 regressed or a suite failed, 2 bad input, 3 inconclusive,
-# 4 cannot run what was required); with no baseline yet, the run's own, and a passed run becomes
-# the first baseline.
+# 4 cannot run what was required), except that 1 when the history shows this kernel starts a
+# worse segment (the false-alarm rate is then at most the sum of the two alphas); with no
+# baseline yet, the run's own, and a passed run becomes the first baseline.
 set -euo pipefail
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
@@ -83,8 +90,14 @@ key=$(printf '%s' "$key_text" | sha256sum | cut -c1-16)
 if [ -n "$baseline_dir" ]; then
   # The newest stored result (names are UTC timestamps, so they sort by time), of any kernel or
   # of the one asked for; none leaves $baseline empty.
+  # Baselines: passed results (<time>Z.json), and inconclusive ones when asked.
   shopt -s nullglob
-  stored=("$baseline_dir/$host/$key"/${baseline_kernel:-*}/*.json)
+  eligible=("*Z.json")
+  [ "$store_inconclusive" = 0 ] || eligible+=("*Z.inconclusive.json")
+  stored=()
+  for pattern in "${eligible[@]}"; do
+    stored+=("$baseline_dir/$host/$key"/${baseline_kernel:-*}/$pattern)
+  done
   shopt -u nullglob
   if [ ${#stored[@]} -gt 0 ]; then
     baseline=$(for f in "${stored[@]}"; do printf '%s\t%s\n' "${f##*/}" "$f"; done |
@@ -96,7 +109,8 @@ if [ -n "$baseline_dir" ]; then
       [ -z "$f" ] || [ "$f" = "$baseline" ] || [ ${#more_sessions[@]} -ge 9 ] ||
         more_sessions+=("$f")
     done <<EOF
-$(ls -1 "$(dirname "$baseline")"/*.json | sort -r)
+$(for pattern in "${eligible[@]}"; do ls -1 "$(dirname "$baseline")"/$pattern 2>/dev/null; done |
+  sort -r)
 EOF
   fi
 fi
@@ -138,15 +152,38 @@ rm -f "$artifacts/result.json" "$artifacts/junit.xml" "$artifacts/rtgate.prom" "
 code=0
 "$rtgate" "${args[@]}" || code=$?
 
-if [ -n "$baseline_dir" ] && { [ "$code" = 0 ] || { [ "$code" = 3 ] && [ "$store_inconclusive" = 1 ]; }; }; then
+if [ -n "$baseline_dir" ] && [ -s "$artifacts/result.json" ] &&
+   { [ "$code" = 0 ] || [ "$code" = 1 ] || [ "$code" = 3 ]; }; then
   stamp=$(date -u +%Y%m%dT%H%M%S.%NZ)
+  case "$code" in
+    0) name="$stamp.json" ;;
+    3) name="$stamp.inconclusive.json" ;;
+    *) name="$stamp.regressed.json" ;;
+  esac
   mkdir -p "$store"
   printf '%s\n' "$key_text" > "$baseline_dir/$host/$key/KEY"
   # Atomically: a half-copied file must never be the newest baseline.
-  cp "$artifacts/result.json" "$store/.$stamp.json.tmp"
-  mv "$store/.$stamp.json.tmp" "$store/$stamp.json"
-  echo "gate-kernel.sh: stored as the new baseline: $store/$stamp.json" >&2
-elif [ -n "$baseline_dir" ]; then
-  echo "gate-kernel.sh: exit $code: not stored as a baseline" >&2
+  cp "$artifacts/result.json" "$store/.$name.tmp"
+  mv "$store/.$name.tmp" "$store/$name"
+  if [ "$code" = 0 ] || { [ "$code" = 3 ] && [ "$store_inconclusive" = 1 ]; }; then
+    echo "gate-kernel.sh: stored as the new baseline: $store/$name" >&2
+  else
+    echo "gate-kernel.sh: exit $code: stored for the history, not as a baseline: $store/$name" >&2
+  fi
+  # The board's history with this session as its newest: change points, this kernel's segment,
+  # and whether the baseline was already in a worse one.
+  history_args=(history "$baseline_dir/$host/$key" --html "$artifacts/history.html")
+  [ -z "$baseline" ] || history_args+=(--baseline "$baseline")
+  [ -z "$policy" ] || history_args+=(--policy "$policy")
+  hcode=0
+  "$rtgate" "${history_args[@]}" >"$artifacts/history.txt" || hcode=$?
+  "$rtgate" "${history_args[@]}" --format json >"$artifacts/history.json" 2>/dev/null || true
+  sed 's/^/gate-kernel.sh: /' "$artifacts/history.txt" >&2
+  if [ "$hcode" = 1 ] && [ "$code" != 1 ]; then
+    echo "gate-kernel.sh: the history shows kernel $kernel starts a worse segment: exit 1" >&2
+    code=1
+  elif [ "$hcode" = 2 ]; then
+    echo "gate-kernel.sh: the history could not be judged (above); the gate's exit stands" >&2
+  fi
 fi
 exit "$code"

@@ -3,13 +3,14 @@
 #   1. a first run into a fresh baseline directory is measured and stored as the baseline;
 #   2. a candidate under injected load (two nice -20 busy loops, one per CPU: a "kernel" that
 #      takes the CPU from the workload) exits 1, with a JUnit file naming the regressed metric
-#      and an artifacts folder holding the JSON, the JUnit and the .prom; it is not stored;
+#      and an artifacts folder holding the JSON, the JUnit and the .prom; it is stored for the
+#      history only (<time>.regressed.json), and the history is judged (history.txt, .json, .html);
 #   3. a candidate without load, under the default policy, exits 0, or 3 with the reason (on
 #      this VM: the steal that policy calls interference), and with --store-inconclusive becomes
 #      the new baseline;
-#   4. without --store-inconclusive an inconclusive result is not stored (a stub rtgate that
-#      exits 3), and --dry-run checks the flags through `rtgate run --dry-run`, measuring and
-#      storing nothing.
+#   4. without --store-inconclusive an inconclusive result is not a baseline (a stub rtgate that
+#      exits 3): it is stored as <time>.inconclusive.json for the history; --dry-run checks the
+#      flags through `rtgate run --dry-run`, measuring and storing nothing.
 # About 30 s. Needs root for SCHED_FIFO (cyclic); skips (77) otherwise.
 #   tests/e2e/gate_kernel_test.sh RTGATE SOURCE_DIR
 set -euo pipefail
@@ -26,7 +27,9 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
-stored() { find "$T/base" -name '*.json' | wc -l; }
+# Passed results (baselines), and every stored result.
+stored() { find "$T/base" -name '*Z.json' | wc -l; }
+all_stored() { find "$T/base" -name '*.json' | wc -l; }
 
 # lock.throughput only: cyclic's overruns and missed periods on this VM follow its CPU steal,
 # which differs from run to run by more than the gate's floors (a CI run judged an unloaded
@@ -71,6 +74,12 @@ sys.exit(0 if any("lock.throughput" in n and "pi_mutex/1t" in n and "throughput"
 PY
 grep -q 'rtgate_throughput' "$T/a1/rtgate.prom" || fail "rtgate.prom has no throughput series"
 [ "$(stored)" = 1 ] || fail "a regressed candidate was stored as a baseline"
+[ "$(find "$T/base" -name '*Z.regressed.json' | wc -l)" = 1 ] ||
+  fail "the regressed candidate was not stored for the history"
+for f in history.txt history.json history.html; do
+  [ -s "$T/a1/$f" ] || fail "artifacts lack $f"
+done
+grep -q "^history: " "$T/a1/history.txt" || fail "history.txt has no outcome line"
 
 echo "== 3. candidate without load"
 code=0
@@ -82,8 +91,10 @@ case "$code" in
      echo "inconclusive, with the reason:"; grep "inconclusive:" "$T/3.log" | head -3 | cut -c1-160 ;;
   *) cat "$T/3.log"; fail "the unloaded candidate exited $code" ;;
 esac
-[ "$(stored)" = 2 ] || fail "the unloaded candidate was not stored as the new baseline"
-newest=$(find "$T/base" -name '*.json' | sort | tail -1)
+grep -q "stored as the new baseline" "$T/3.log" ||
+  fail "the unloaded candidate was not stored as the new baseline"
+[ "$(all_stored)" = 3 ] || fail "$(all_stored) results stored after three runs"
+newest=$(find "$T/base" -name '*Z.json' -o -name '*Z.inconclusive.json' | sort | tail -1)
 cmp -s "$newest" "$T/a2/result.json" || fail "the newest baseline is not the last result"
 
 echo "== 4. an inconclusive result is not stored by default; --dry-run"
@@ -92,6 +103,7 @@ cat > "$T/stub/rtgate" <<'STUB'
 #!/bin/sh
 # Writes the given baseline as its result (-o) and exits 3, as an inconclusive gate does.
 out="" base=""
+[ "$1" != history ] || exit 3
 while [ $# -gt 0 ]; do
   case "$1" in -o) out=$2; shift ;; --baseline) base=$2; shift ;; esac
   shift
@@ -104,8 +116,11 @@ code=0
 "$GK" --rtgate "$T/stub/rtgate" --baseline-dir "$T/base" --duration 1 --runs 5 \
   --artifacts "$T/a3" -- "${SEL[@]}" > "$T/4.log" 2>&1 || code=$?
 [ "$code" = 3 ] || fail "the stub's exit 3 became $code"
-[ "$(stored)" = 2 ] || fail "an inconclusive result was stored without --store-inconclusive"
-grep -q "not stored" "$T/4.log" || fail "gate-kernel.sh did not say it did not store"
+passed=$(stored)
+grep -q "not as a baseline" "$T/4.log" || fail "gate-kernel.sh did not say it is not a baseline"
+[ "$(all_stored)" = 4 ] || fail "the inconclusive result was not stored for the history"
+[ "$(find "$T/base" -name '*Z.inconclusive.json' | wc -l)" -ge 1 ] ||
+  fail "no inconclusive result stored"
 
 code=0
 "$GK" "${common[@]}" --dry-run --until-decided --budget 5m --artifacts "$T/a4" -- "${SEL[@]}" \
@@ -114,7 +129,7 @@ code=0
 grep -q "^dry run: 1 suite" "$T/5.log" || fail "--dry-run did not print the plan"
 grep -q -- "--until-decided" "$T/5.log" || fail "--dry-run did not pass --until-decided"
 [ ! -e "$T/a4/result.json" ] || fail "--dry-run wrote a result"
-[ "$(stored)" = 2 ] || fail "--dry-run stored something"
+[ "$(stored)" = "$passed" ] && [ "$(all_stored)" = 4 ] || fail "--dry-run stored something"
 code=0
 "$GK" "${common[@]}" --dry-run --artifacts "$T/a4" -- nosuchsuite > "$T/6.log" 2>&1 || code=$?
 [ "$code" = 2 ] || fail "--dry-run of an unknown suite exited $code, not 2"
