@@ -7,10 +7,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
+#include <optional>
 
-#include "exporters/json_exporter.h"
 #include "exporters/gzip_codec.h"
+#include "exporters/json_exporter.h"
 #include "exporters/result_from_dom.h"
 
 namespace rtgate {
@@ -27,10 +29,12 @@ using simdjson::dom::element;
 // of the text: about 6 times the text at 10,000 cases. So the document's top level and each
 // suite's are walked with simdjson's On-Demand parser, and each piece (a case; a suite's or the
 // document's other fields, with "cases" or "suites" left empty) is parsed as a DOM of its own by
-// one reused parser. Every byte still goes through a DOM parse, so validation is unchanged.
+// one reused parser. Every byte still goes through a DOM parse, so validation is unchanged;
+// except with ReadOptions::history_only, whose cases are read On-Demand (history_case).
 class Reader {
  public:
-  explicit Reader(std::string what) : what_(std::move(what)) {}
+  Reader(std::string what, const ReadOptions& options)
+      : what_(std::move(what)), options_(options) {}
 
   RunReport read(simdjson::ondemand::document& doc) {
     simdjson::ondemand::json_type type{};
@@ -148,15 +152,147 @@ class Reader {
     check(v.get_object().get(o));
     std::vector<Case> cases;
     Rest rest = walk(o, "cases", where + ".cases", [&](simdjson::ondemand::value c, std::size_t i) {
-      cases.push_back(
-          case_from(piece(raw_of(c)), where + ".cases[" + std::to_string(i) + "]", enc_));
+      const std::string cw = where + ".cases[" + std::to_string(i) + "]";
+      cases.push_back(options_.history_only ? history_case(c, cw)
+                                            : case_from(piece(raw_of(c)), cw, enc_));
     });
-    SuiteResult s = suite_from(whole(rest.close()), where);
+    SuiteResult s = suite_from(whole(rest.close()), where, options_);
     s.cases = std::move(cases);
     return s;
   }
 
+  // ReadOptions::history_only: a case walked On-Demand, its values read where they are and
+  // everything else skipped, not parsed (result_from_dom.h says what is read): at 1,000 cases
+  // a third of the full read's time, the histograms' DOM and restoring them being most of the
+  // rest. The small pieces with a schema of their own (a latency metric's runs, its summary) go
+  // through the DOM reader.
+  Case history_case(simdjson::ondemand::value v, const std::string& where) {
+    Case c;
+    bool named = false, listed = false;
+    for (auto f : object_value(v, [&] { return where; })) {
+      simdjson::ondemand::field field;
+      check(std::move(f).get(field));
+      std::string_view key;
+      check(field.unescaped_key().get(key));
+      if (key == "name") {
+        c.name = string_value(field.value(), [&] { return where + ".name"; });
+        named = true;
+      } else if (key == "metrics") {
+        listed = true;
+        std::size_t k = 0;
+        for (auto x : list_value(field.value(), [&] { return where + ".metrics"; })) {
+          simdjson::ondemand::value m;
+          check(std::move(x).get(m));
+          c.metrics.push_back(history_metric(m, where, k++));
+        }
+      }
+    }
+    if (!named) throw JsonError(where + ": missing field 'name'");
+    if (!listed) throw JsonError(where + ": missing field 'metrics'");
+    return c;
+  }
+
+  Metric history_metric(simdjson::ondemand::value v, const std::string& cw, std::size_t k) {
+    // Paths are built for error messages only.
+    const auto where = [&] { return cw + ".metrics[" + std::to_string(k) + "]"; };
+    const auto at = [&](const char* tail) { return [&where, tail] { return where() + tail; }; };
+    Metric m;
+    std::string_view runs, summary;
+    std::optional<std::string> kind, better;
+    bool named = false, unit = false, samples = false, histogram = false;
+    for (auto f : object_value(v, where)) {
+      simdjson::ondemand::field field;
+      check(std::move(f).get(field));
+      std::string_view key;
+      check(field.unescaped_key().get(key));
+      if (key == "name") {
+        m.name = string_value(field.value(), at(".name"));
+        named = true;
+      } else if (key == "kind") {
+        kind = string_value(field.value(), at(".kind"));
+        const auto known = metric_kind_from(*kind);
+        if (!known) throw JsonError(where() + ".kind: unknown metric kind");
+        m.kind = *known;
+      } else if (key == "unit") {
+        m.unit = string_value(field.value(), at(".unit"));
+        unit = true;
+      } else if (key == "better") {
+        better = string_value(field.value(), at(".better"));
+      } else if (key == "samples") {
+        samples = true;
+        // A latency metric's samples are its runs' maxima, not read (unless it names its kind
+        // after them: they are cleared below).
+        if (kind && m.kind == MetricKind::kLatency) continue;
+        m.samples.clear();
+        for (auto x : list_value(field.value(), at(".samples"))) {
+          double d = 0;
+          if (std::move(x).get_double().get(d) != simdjson::SUCCESS || !std::isfinite(d)) {
+            throw JsonError(where() + ".samples: a value is not a finite number");
+          }
+          m.samples.push_back(d);
+        }
+      } else if (key == "runs") {
+        runs = raw_of(field.value());
+      } else if (key == "summary") {
+        summary = raw_of(field.value());
+        if (summary.front() != '{') throw JsonError(where() + ".summary: expected an object");
+      } else if (key == "histogram") {
+        histogram = true;
+        object_value(field.value(), at(".histogram"));
+      }
+    }
+    if (!named) throw JsonError(where() + ": missing field 'name'");
+    if (!kind) throw JsonError(where() + ": missing field 'kind'");
+    if (!unit) throw JsonError(where() + ": missing field 'unit'");
+    if (!better) throw JsonError(where() + ": missing field 'better'");
+    const auto b = better_from(*better);
+    if (!b) throw JsonError(where() + ".better: expected lower or higher");
+    m.better = *b;
+    if (!samples) throw JsonError(where() + ": missing field 'samples'");
+    if (m.kind != MetricKind::kLatency) return m;
+    m.samples.clear();
+    if (summary.empty()) throw JsonError(where() + ": missing field 'summary'");
+    if (!histogram) throw JsonError(where() + ": missing field 'histogram'");
+    if (!runs.empty()) {
+      m.runs = json_dom::runs_from(piece(runs), where() + ".runs");
+    } else if (enc_.one_run_when_absent) {
+      // The writer writes the histogram's summary, which the full read's run is (up to the
+      // rounding of a stddev restored from the file: the history does not use it).
+      m.runs = {json_dom::latency_summary_from(piece(summary), where() + ".summary")};
+    }
+    return m;
+  }
+
+  // The history path's checked values; `what()` names the value in the error.
+  template <class What>
+  simdjson::ondemand::object object_value(simdjson::ondemand::value v, const What& what) {
+    simdjson::ondemand::json_type type{};
+    check(v.type().get(type));
+    if (type != simdjson::ondemand::json_type::object)
+      throw JsonError(what() + ": expected an object");
+    simdjson::ondemand::object o;
+    check(v.get_object().get(o));
+    return o;
+  }
+  template <class What>
+  simdjson::ondemand::array list_value(simdjson::ondemand::value v, const What& what) {
+    simdjson::ondemand::json_type type{};
+    check(v.type().get(type));
+    if (type != simdjson::ondemand::json_type::array)
+      throw JsonError(what() + ": expected an array");
+    simdjson::ondemand::array a;
+    check(v.get_array().get(a));
+    return a;
+  }
+  template <class What>
+  std::string string_value(simdjson::ondemand::value v, const What& what) {
+    std::string_view s;
+    if (v.get_string().get(s) != simdjson::SUCCESS) throw JsonError(what() + ": expected a string");
+    return std::string(s);
+  }
+
   std::string what_;
+  ReadOptions options_;
   Encoding enc_;
   simdjson::dom::parser dom_;
 };
@@ -164,13 +300,23 @@ class Reader {
 // Parses `len` bytes at `data`, followed by `capacity - len` >= SIMDJSON_PADDING readable bytes.
 // `what` names the input in the error.
 RunReport parse_padded(const char* data, std::size_t len, std::size_t capacity,
-                       const std::string& what) {
+                       const std::string& what, const ReadOptions& options = {}) {
   simdjson::ondemand::parser parser;
   simdjson::ondemand::document doc;
   if (const auto err = parser.iterate(data, len, capacity).get(doc)) {
     throw JsonError(what + " is not valid JSON (" + simdjson::error_message(err) + ")");
   }
-  return Reader(what).read(doc);
+  return Reader(what, options).read(doc);
+}
+
+RunReport parse_gzip(std::string_view bytes, const std::string& name, const ReadOptions& options) {
+  std::string text;
+  std::size_t len = 0;
+  std::string why;
+  if (!gz::inflate_all(bytes, kMaxInflatedBytes, simdjson::SIMDJSON_PADDING, &text, &len, &why)) {
+    throw JsonError("cannot read '" + name + "': gzip: " + why);
+  }
+  return parse_padded(text.data(), len, text.size(), "'" + name + "'", options);
 }
 
 }  // namespace
@@ -185,16 +331,12 @@ RunReport report_from_json(const nlohmann::json& doc) { return report_from_text(
 
 RunReport report_from_bytes(std::string_view bytes, const std::string& name) {
   if (!gz::is_gzip(bytes)) return report_from_text(bytes);
-  std::string text;
-  std::size_t len = 0;
-  std::string why;
-  if (!gz::inflate_all(bytes, kMaxInflatedBytes, simdjson::SIMDJSON_PADDING, &text, &len, &why)) {
-    throw JsonError("cannot read '" + name + "': gzip: " + why);
-  }
-  return parse_padded(text.data(), len, text.size(), "'" + name + "'");
+  return parse_gzip(bytes, name, {});
 }
 
-RunReport read_report_file(const std::string& path) {
+RunReport read_report_file(const std::string& path) { return read_report_file(path, {}); }
+
+RunReport read_report_file(const std::string& path, const ReadOptions& options) {
   // Read whole with read(2), into a buffer with simdjson's padding behind it (no second copy);
   // pipes and process substitutions work as well as regular files.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -221,9 +363,9 @@ RunReport read_report_file(const std::string& path) {
     len += static_cast<std::size_t>(n);
   }
   ::close(fd);
-  if (gz::is_gzip({text.data(), len})) return report_from_bytes({text.data(), len}, path);
+  if (gz::is_gzip({text.data(), len})) return parse_gzip({text.data(), len}, path, options);
   text.resize(len + simdjson::SIMDJSON_PADDING);
-  return parse_padded(text.data(), len, text.size(), "'" + path + "'");
+  return parse_padded(text.data(), len, text.size(), "'" + path + "'", options);
 }
 
 }  // namespace rtgate

@@ -100,6 +100,8 @@ Hygiene hygiene_from(std::optional<object> o) {
   return h;
 }
 
+}  // namespace
+
 LatencySummary latency_summary_from(element v, const std::string& where) {
   const object s = object_of(v, where);
   LatencySummary r;
@@ -108,6 +110,8 @@ LatencySummary latency_summary_from(element v, const std::string& where) {
   });
   return r;
 }
+
+namespace {
 
 using IndexedBuckets = std::vector<std::pair<std::uint32_t, std::uint64_t>>;
 
@@ -168,6 +172,8 @@ IndexedBuckets histogram_buckets(object h, const std::string& hw) {
   return out;
 }
 
+}  // namespace
+
 // Per-run summaries: /2's columns ({"count": [...], ...}, every column as long as "count") or
 // /1's array of summary objects.
 std::vector<LatencySummary> runs_from(element runs, const std::string& where) {
@@ -198,6 +204,8 @@ std::vector<LatencySummary> runs_from(element runs, const std::string& where) {
   LatencySummary::for_each_field(column);
   return out;
 }
+
+namespace {
 
 Metric metric_from(element v, const std::string& where, Encoding enc) {
   const object j = object_of(v, where);
@@ -272,7 +280,7 @@ Case case_from(element v, const std::string& cw, Encoding enc) {
   return c;
 }
 
-SuiteResult suite_from(element v, const std::string& where) {
+SuiteResult suite_from(element v, const std::string& where, const ReadOptions& options) {
   const object j = object_of(v, where);
   SuiteResult s;
   s.name = get<std::string>(j, "name", where);
@@ -304,6 +312,7 @@ SuiteResult suite_from(element v, const std::string& where) {
                        .note = get_or<std::string>(o, "note", "")});
   });
   array_field(j, "cases", where);  // required; read by the Reader, piece by piece
+  if (options.history_only) return s;
   if (const auto t = member(j, "trace")) s.trace = trace_record_from(as_nlohmann(*t));
   return s;
 }
