@@ -1,5 +1,8 @@
 #include <cstdio>
 #include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/history_inputs.h"
@@ -75,9 +78,11 @@ void add_history(CLI::App& app, int& exit_code) {
       }
     }
     const gate::HistoryReport report = gate::judge_history(in->history, policy, baseline);
-    const nlohmann::ordered_json j = history_json(in->history, report);
+    // The JSON (all series' values) only when asked for: the table needs none of it.
+    std::optional<nlohmann::ordered_json> j;
+    if (o->format == "json" || !o->html.empty()) j = history_json(in->history, report);
     if (o->format == "json") {
-      std::fputs((j.dump(2) + "\n").c_str(), stdout);
+      std::cout << std::setw(2) << *j << '\n' << std::flush;  // streamed, not one string
     } else {
       std::fputs(render_history_table(in->history, report).c_str(), stdout);
       if (in->not_results > 0) {
@@ -86,7 +91,7 @@ void add_history(CLI::App& app, int& exit_code) {
       }
     }
     if (!o->html.empty()) {
-      if (const std::string why = write_output(o->html, html::render_history_page(j));
+      if (const std::string why = write_output(o->html, html::render_history_page(*j));
           !why.empty()) {
         print_error("--html: " + why);
         exit_code = kExitFailed;

@@ -60,6 +60,7 @@ std::optional<HistoryInputs> load_history(const std::vector<std::string>& paths,
   std::mutex mu;
   std::string error;
   std::string reference;
+  bool first_pending = current == nullptr;  // until a result is the reference
   // Parsing is most of the time and each file is independent: one reader per core, each adding
   // what it read under the lock. The first result read is the reference, read alone, so that a
   // mix is always reported against the same file.
@@ -67,10 +68,13 @@ std::optional<HistoryInputs> load_history(const std::vector<std::string>& paths,
     std::optional<RunReport> r;
     std::string why;
     try {
-      r = read_report_file(f.path);
+      r = read_report_file(f.path, {.history_only = true});
     } catch (const JsonError& e) {
       why = e.what();
     }
+    // Reduced outside the lock once there is a reference; the first result, read alone, sets it.
+    std::optional<gate::SessionValues> values;
+    if (r && !first_pending) values = builder.reduce(*r, f.path);
     std::lock_guard lock(mu);
     if (!error.empty()) return;
     if (!r) {
@@ -79,7 +83,8 @@ std::optional<HistoryInputs> load_history(const std::vector<std::string>& paths,
       return;
     }
     if (reference.empty()) reference = f.path;
-    if (const std::string m = builder.add(*r, f.path); !m.empty() && current != nullptr) {
+    const std::string m = values ? builder.add(std::move(*values)) : builder.add(*r, f.path);
+    if (!m.empty() && current != nullptr) {
       ++out.other;
     } else if (!m.empty()) {
       error = f.path + " is not of the history of " + reference + ": " + m +
@@ -92,6 +97,7 @@ std::optional<HistoryInputs> load_history(const std::vector<std::string>& paths,
   }
   std::size_t first = 0;
   while (first < files.size() && reference.empty() && error.empty()) take(files[first++]);
+  first_pending = false;
   std::atomic<std::size_t> next{first};
   std::vector<std::thread> readers;
   const unsigned n = std::max(1u, std::thread::hardware_concurrency());

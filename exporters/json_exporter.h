@@ -29,6 +29,20 @@ RunReport report_from_bytes(std::string_view bytes, const std::string& name);
 // name); a gzip result may inflate to at most kMaxInflatedBytes.
 RunReport read_report_file(const std::string& path);
 inline constexpr std::size_t kMaxInflatedBytes = std::size_t{1} << 30;  // 20 times 10,000 cases
+// What a reader may leave out. history_only: what `rtgate history` reduces a result to
+// (HistoryBuilder::add) and nothing more: the document's and suites' own fields (host, boot,
+// kernel, options, parameters, loads) as always, but of a case only its name and of each metric
+// its name, kind, unit, better, per-run summaries (latency) or samples (other kinds). Labels,
+// analyses and trace evidence are left out, and so are a latency metric's histogram (a third of
+// a result's bytes), samples and pooled summary, unless the one run /3 leaves out is that summary.
+// What is left out is checked for its structure only (balanced, valid UTF-8), not value by value.
+// Default off: a full, fully checked read.
+struct ReadOptions {
+  bool history_only = false;
+};
+
+// read_report_file with options.
+RunReport read_report_file(const std::string& path, const ReadOptions& options);
 // The same for a document already in nlohmann form (tests): it is written out and read back.
 RunReport report_from_json(const nlohmann::json& doc);
 

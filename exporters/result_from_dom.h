@@ -7,27 +7,10 @@
 
 #include <string>
 
+#include "exporters/json_exporter.h"
 #include "framework/report/report.h"
 
-namespace rtgate {
-
-// What a reader may leave out. history_only: what `rtgate history` reduces a result to
-// (HistoryBuilder::add) and nothing more: the document's and suites' own fields (host, boot,
-// kernel, options, parameters, loads) as always, but of a case only its name and of each metric
-// its name, kind, unit, better, per-run summaries (latency) or samples (other kinds). Labels,
-// analyses and trace evidence are left out, and so are a latency metric's histogram (a third of
-// a result's bytes), samples and pooled summary, unless the one run /3 leaves out is that summary.
-// What is left out is checked for its structure only (balanced, valid UTF-8), not value by value.
-// Default off: a full, fully checked read.
-struct ReadOptions {
-  bool history_only = false;
-};
-
-// read_report_file (json_exporter.h) with options; declared beside the reader's pieces until
-// json_exporter.h, where callers outside exporters/ would look for it, takes it over.
-RunReport read_report_file(const std::string& path, const ReadOptions& options);
-
-}  // namespace rtgate
+namespace rtgate {}  // namespace rtgate
 
 namespace rtgate::json_dom {
 

@@ -69,23 +69,23 @@ std::string HistoryBuilder::add(const RunReport& r, const std::string& source) {
   if (!reference_) {
     reference_ = skeleton(r);
     reference_source_ = source;
-  } else if (std::string why = selection_mismatch(r, *reference_); !why.empty()) {
-    return why;
   }
-  const std::string id = session_id(r);
-  if (session_index_.contains(id)) {
-    ++history_.duplicates;
-    return "";
+  return add(reduce(r, source));
+}
+
+SessionValues HistoryBuilder::reduce(const RunReport& r, const std::string& source) const {
+  SessionValues out;
+  if (reference_) {
+    out.mismatch = selection_mismatch(r, *reference_);
+    if (!out.mismatch.empty()) return out;
   }
-  const int index = static_cast<int>(history_.sessions.size());
-  session_index_.emplace(id, index);
-  HistorySession session{.id = id,
-                         .started_at = r.started_at,
-                         .kernel = r.environment.kernel_release,
-                         .source = source,
-                         .stored_as = stored_as(source)};
+  out.session = {.id = session_id(r),
+                 .started_at = r.started_at,
+                 .kernel = r.environment.kernel_release,
+                 .source = source,
+                 .stored_as = stored_as(source)};
   for (const SuiteResult& s : r.suites) {
-    session.contaminated = session.contaminated || s.contaminated;
+    out.session.contaminated = out.session.contaminated || s.contaminated;
     if (s.status == SuiteStatus::kSkipped) continue;
     for (const Case& c : s.cases) {
       for (const Metric& m : c.metrics) {
@@ -96,26 +96,52 @@ std::string HistoryBuilder::add(const RunReport& r, const std::string& source) {
           if (!std::isfinite(p.mean)) continue;
           std::string key = s.name;
           for (const std::string* part : {&c.name, &m.name, &st}) key += '\x1f' + *part;
-          auto [it, added] =
-              series_index_.emplace(std::move(key), static_cast<int>(history_.series.size()));
-          if (added) {
-            history_.series.push_back({.suite = s.name,
-                                       .case_name = c.name,
-                                       .metric = m.name,
-                                       .statistic = st,
-                                       .kind = m.kind,
-                                       .better = m.better,
-                                       .unit = m.unit});
-          }
-          HistorySeries& series = history_.series[static_cast<std::size_t>(it->second)];
-          series.sessions.push_back(index);
-          series.values.push_back(p.mean);
-          series.within_var += p.mean_var;  // a sum until finish()
+          out.values.push_back({.key = std::move(key),
+                                .suite = &s,
+                                .case_ = &c,
+                                .metric = &m,
+                                .statistic = st,
+                                .value = p.mean,
+                                .within_var = p.mean_var});
         }
       }
     }
   }
-  history_.sessions.push_back(std::move(session));
+  return out;
+}
+
+std::string HistoryBuilder::add(SessionValues v) {
+  if (!v.mismatch.empty()) return v.mismatch;
+  if (session_index_.contains(v.session.id)) {
+    ++history_.duplicates;
+    return "";
+  }
+  const int index = static_cast<int>(history_.sessions.size());
+  session_index_.emplace(v.session.id, index);
+  for (std::size_t i = 0; i < v.values.size(); ++i) {
+    SessionValues::Value& e = v.values[i];
+    int at = static_cast<int>(i);
+    if (i >= series_keys_.size() || series_keys_[i] != e.key) {
+      const auto [it, added] =
+          series_index_.emplace(e.key, static_cast<int>(history_.series.size()));
+      at = it->second;
+      if (added) {
+        series_keys_.push_back(e.key);
+        history_.series.push_back({.suite = e.suite->name,
+                                   .case_name = e.case_->name,
+                                   .metric = e.metric->name,
+                                   .statistic = e.statistic,
+                                   .kind = e.metric->kind,
+                                   .better = e.metric->better,
+                                   .unit = e.metric->unit});
+      }
+    }
+    HistorySeries& series = history_.series[static_cast<std::size_t>(at)];
+    series.sessions.push_back(index);
+    series.values.push_back(e.value);
+    series.within_var += e.within_var;  // a sum until finish()
+  }
+  history_.sessions.push_back(std::move(v.session));
   return "";
 }
 
@@ -151,6 +177,7 @@ History HistoryBuilder::finish() {
   history_ = {};
   session_index_.clear();
   series_index_.clear();
+  series_keys_.clear();
   return out;
 }
 

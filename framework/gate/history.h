@@ -47,6 +47,22 @@ struct History {
   int duplicates = 0;                    // results of a session already added
 };
 
+// One result reduced to what a history keeps (HistoryBuilder::reduce).
+struct SessionValues {
+  std::string mismatch;  // why it is not of the history ("": it is)
+  HistorySession session;
+  // The statistic's identity points into the result reduced, which must outlive add().
+  struct Value {
+    std::string key;
+    const SuiteResult* suite = nullptr;
+    const Case* case_ = nullptr;
+    const Metric* metric = nullptr;
+    std::string statistic;
+    double value = 0, within_var = 0;
+  };
+  std::vector<Value> values;
+};
+
 class HistoryBuilder {
  public:
   explicit HistoryBuilder(Policy policy) : policy_(std::move(policy)) {}
@@ -55,6 +71,11 @@ class HistoryBuilder {
   // what differs ("host lab2", "cyclic interval_us: 1000 -> 200"). A second result of a session
   // already added is counted in History::duplicates and left out.
   std::string add(const RunReport& r, const std::string& source);
+  // The same in two steps, for readers on several threads: reduce (const, safe to call
+  // concurrently once the first result has been added) and add (one thread at a time), while
+  // the result reduced is still alive.
+  SessionValues reduce(const RunReport& r, const std::string& source) const;
+  std::string add(SessionValues values);
   // The sessions in time order and the series re-indexed to it.
   History finish();
 
@@ -65,6 +86,7 @@ class HistoryBuilder {
   History history_;
   std::unordered_map<std::string, int> session_index_;
   std::unordered_map<std::string, int> series_index_;
+  std::vector<std::string> series_keys_;  // by series index: most results list them in order
 };
 
 }  // namespace rtgate::gate

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <thread>
 #include <tuple>
 
 #include "framework/gate/change_estimate.h"
@@ -41,6 +42,23 @@ double resolution_of(const HistorySeries& s) {
   const double floor =
       s.kind == MetricKind::kLatency && !is_rate(s) ? std::sqrt(quantisation_log_var()) : 1e-3;
   return std::max(floor, std::sqrt(s.within_var));
+}
+
+// f(0) ... f(n - 1), on every core.
+template <class F>
+void parallel_for(std::size_t n, F&& f) {
+  const std::size_t threads = std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 8);
+  if (n < 64 || threads == 1) {
+    for (std::size_t i = 0; i < n; ++i) f(i);
+    return;
+  }
+  std::vector<std::thread> pool;
+  for (std::size_t t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      for (std::size_t i = t; i < n; i += threads) f(i);
+    });
+  }
+  for (std::thread& th : pool) th.join();
 }
 
 // The series' change points, and which count (beyond the floor) and are worse.
@@ -181,42 +199,44 @@ HistoryReport judge_history(const History& history, const Policy& policy, int ba
                    : std::max(policy.family_size, static_cast<int>(per_metric.size()));
   const int newest_session = static_cast<int>(history.sessions.size()) - 1;
   // First the change points of every series, then the tails they show, then the newest test.
-  std::vector<ChangePointTest> tests;
-  for (std::size_t i = 0; i < history.series.size(); ++i) {
+  // Series are independent: each pass runs on every core.
+  std::vector<ChangePointTest> tests(history.series.size());
+  out.trends.resize(history.series.size());
+  parallel_for(history.series.size(), [&](std::size_t i) {
     const HistorySeries& s = history.series[i];
     const MetricPolicy mp = resolve(policy, s.suite, s.case_name, s.metric, s.kind, s.unit);
-    StatisticTrend t;
+    StatisticTrend& t = out.trends[i];
     t.series = static_cast<int>(i);
-    t.alpha = mp.alpha / out.family / per_metric[{s.suite, s.case_name, s.metric}];
+    t.alpha = mp.alpha / out.family / per_metric.at({s.suite, s.case_name, s.metric});
     t.floor = floor_of(s, mp);
     for (int session : s.sessions) t.kernel.push_back(session_kernel[session]);
-    tests.push_back({.alpha = t.alpha,
-                     .newest_alpha = t.alpha,
-                     .higher_is_worse = s.better == Better::kLower,
-                     .resolution = resolution_of(s)});
-    segment(s, tests.back(), t);
-    out.trends.push_back(std::move(t));
-  }
+    tests[i] = {.alpha = t.alpha,
+                .newest_alpha = t.alpha,
+                .higher_is_worse = s.better == Better::kLower,
+                .resolution = resolution_of(s)};
+    segment(s, tests[i], t);
+  });
   // Heavy tails change where the splits fall, so the segmentation is redone at their df.
   const double split_df = tail_df(history, out.trends, true);
   if (std::isfinite(split_df)) {
-    for (std::size_t i = 0; i < out.trends.size(); ++i) {
-      StatisticTrend& t = out.trends[i];
-      const HistorySeries& s = history.series[i];
+    parallel_for(out.trends.size(), [&](std::size_t i) {
       tests[i].split_tail_df = split_df;
-      segment(s, tests[i], t);
-    }
+      segment(history.series[i], tests[i], out.trends[i]);
+    });
   }
   out.split_tail_df = split_df;
   out.tail_df = tail_df(history, out.trends, false);
+  parallel_for(out.trends.size(), [&](std::size_t i) {
+    tests[i].tail_df = out.tail_df;
+    StatisticTrend& t = out.trends[i];
+    t.findings.newest = test_newest(history.series[i].values, t.kernel, t.findings, tests[i]);
+  });
   int testable = 0, untestable = 0, worse = 0;
   std::string first_worse;
   for (std::size_t i = 0; i < out.trends.size(); ++i) {
     StatisticTrend& t = out.trends[i];
     const HistorySeries& s = history.series[i];
-    ChangePointTest& test = tests[i];
-    test.tail_df = out.tail_df;
-    t.findings.newest = test_newest(s.values, t.kernel, t.findings, test);
+    const ChangePointTest& test = tests[i];
     const Shift& n = t.findings.newest;
     if (s.sessions.empty() || s.sessions.back() != newest_session) continue;
     if (n.at < 0) {
