@@ -18,6 +18,8 @@
 # The selection defaults to `cyclic lock.latency -p locks=pi_mutex,futex_mutex`. rtgate is
 # copied to OUT first, so that a rebuild on the host during the job cannot change it under a
 # running board.
+# A boot that hangs or fails is recorded in summary.tsv and the sequence goes on; a job run
+# again with the same OUT adds its boots to the history already there.
 # Exit code: rtgate history's (0, 1, 3; 2 when it could not judge); 125 when a boot failed.
 set -euo pipefail
 
@@ -57,8 +59,10 @@ gk=(ci/gate-kernel.sh --rtgate "$out/rtgate" --duration "$duration" --runs "$run
 
 bpid=""
 trap '[ -z "$bpid" ] || kill -TERM "$bpid" 2> /dev/null; exit 130' INT TERM
-printf 'boot\tkernel\texit\n' > "$out/summary.tsv"
-n=0
+# Boots already in OUT (an earlier, interrupted job) keep their numbers; new ones follow.
+[ -s "$out/summary.tsv" ] || printf 'boot\tkernel\texit\n' > "$out/summary.tsv"
+n=$(find "$out" -maxdepth 1 -name 'boot-*' | wc -l)
+failed=0
 for item in "${sequence[@]}"; do
   kernel=${item%:*} boots=${item##*:}
   for _ in $(seq 1 "$boots"); do
@@ -75,7 +79,11 @@ for item in "${sequence[@]}"; do
     cp "$out/console.log" "$dir/console.log" 2> /dev/null || true
     printf '%s\t%s\t%s\n' "$n" "$kernel" "$code" >> "$out/summary.tsv"
     echo "history-kernels.sh: boot $n: $kernel: exit $code" >&2
-    [ "$code" -lt 124 ] || { tail -20 "$dir/log" >&2; exit 125; }
+    # A boot that hung or failed (124, 125) stored nothing; the sequence goes on.
+    if [ "$code" -ge 124 ]; then
+      tail -5 "$dir/log" >&2
+      failed=$((failed + 1))
+    fi
   done
 done
 
@@ -89,4 +97,5 @@ code=0
 "$out/rtgate" "${hargs[@]}" --format json > "$out/history.json" || true
 column -t -s $'\t' "$out/summary.tsv"
 cat "$out/history.txt"
+[ "$failed" = 0 ] || { echo "history-kernels.sh: $failed boots failed" >&2; exit 125; }
 exit "$code"
