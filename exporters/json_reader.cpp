@@ -13,6 +13,7 @@
 
 #include "exporters/gzip_codec.h"
 #include "exporters/json_exporter.h"
+#include "exporters/ondemand_runs.h"
 #include "exporters/result_from_dom.h"
 
 namespace rtgate {
@@ -199,7 +200,7 @@ class Reader {
     Metric m;
     std::string_view runs, summary;
     std::optional<std::string> kind, better;
-    bool named = false, unit = false, samples = false, histogram = false;
+    bool named = false, unit = false, samples = false, histogram = false, runs_read = false;
     for (auto f : object_value(v, where)) {
       simdjson::ondemand::field field;
       check(std::move(f).get(field));
@@ -232,7 +233,13 @@ class Reader {
           m.samples.push_back(d);
         }
       } else if (key == "runs") {
-        runs = raw_of(field.value());
+        // Columns are read in place; the older array of summaries through the DOM reader.
+        if (auto r = runs_on_demand(field.value(), at(".runs"))) {
+          m.runs = std::move(*r);
+          runs_read = true;
+        } else {
+          runs = raw_of(field.value());
+        }
       } else if (key == "summary") {
         summary = raw_of(field.value());
         if (summary.front() != '{') throw JsonError(where() + ".summary: expected an object");
@@ -253,7 +260,9 @@ class Reader {
     m.samples.clear();
     if (summary.empty()) throw JsonError(where() + ": missing field 'summary'");
     if (!histogram) throw JsonError(where() + ": missing field 'histogram'");
-    if (!runs.empty()) {
+    if (runs_read) {
+      // Read in place above.
+    } else if (!runs.empty()) {
       m.runs = json_dom::runs_from(piece(runs), where() + ".runs");
     } else if (enc_.one_run_when_absent) {
       // The writer writes the histogram's summary, which the full read's run is (up to the

@@ -4,7 +4,12 @@
 // sessions labelled as another kernel that kernel starts a worse segment.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "exporters/json_exporter.h"
@@ -95,6 +100,68 @@ TEST(HistoryRealSessions, TheInterferedKernelStartsAWorseSegment) {
   r = judge(rs, kFirstInterfered + 1, h);
   EXPECT_EQ(exit_code(r), 3) << r.reason;
   EXPECT_NE(r.reason.find("one session cannot tell"), std::string::npos) << r.reason;
+}
+
+// ReadOptions::history_only reads what a history needs and skips the rest: the history it
+// makes is the full read's, value for value, on every real result in tests/data.
+TEST(HistoryRealSessions, AHistoryOnlyReadMakesTheFullReadsHistory) {
+  std::vector<std::string> paths;
+  for (const char* dir : {"/tests/data/history-interferer", "/tests/data/sessions"}) {
+    for (const auto& e :
+         std::filesystem::directory_iterator(std::string(RTGATE_SOURCE_DIR) + dir)) {
+      if (e.path().extension() == ".gz") paths.push_back(e.path().string());
+    }
+  }
+  ASSERT_GE(paths.size(), 40U);
+  std::sort(paths.begin(), paths.end());
+  for (const std::string& p : paths) {
+    HistoryBuilder full{Policy{}}, lean{Policy{}};
+    ASSERT_EQ(full.add(read_report_file(p), p), "");
+    ASSERT_EQ(lean.add(read_report_file(p, {.history_only = true}), p), "");
+    const History a = full.finish(), b = lean.finish();
+    ASSERT_EQ(a.series.size(), b.series.size()) << p;
+    for (std::size_t i = 0; i < a.series.size(); ++i) {
+      EXPECT_EQ(a.series[i].metric, b.series[i].metric) << p;
+      EXPECT_EQ(a.series[i].values, b.series[i].values) << p << " " << a.series[i].metric;
+      EXPECT_EQ(a.series[i].within_var, b.series[i].within_var) << p;
+    }
+  }
+}
+
+// The per-run columns read in place are checked as the DOM reader checks them.
+TEST(HistoryRealSessions, AHistoryOnlyReadRefusesBrokenColumns) {
+  const std::string dir = ::testing::TempDir();
+  nlohmann::json doc = nlohmann::json::parse(to_json_text(read_report_file(
+      std::string(RTGATE_SOURCE_DIR) + "/tests/data/history-interferer/s01.json.gz")));
+  nlohmann::json* runs = nullptr;
+  for (auto& s : doc["suites"]) {
+    for (auto& c : s["cases"]) {
+      for (auto& m : c["metrics"]) {
+        if (m["kind"] == "latency" && runs == nullptr) runs = &m["runs"];
+      }
+    }
+  }
+  ASSERT_NE(runs, nullptr);
+  for (const auto& [edit, says] :
+       std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>>{
+           {[](nlohmann::json& r) { r["p99"].push_back(1); }, "not one value per run"},
+           {[](nlohmann::json& r) { r["max"][0] = -5; }, "non-negative integer"},
+           {[](nlohmann::json& r) { r["mean"][0] = "x"; }, "finite number"},
+           {[](nlohmann::json& r) { r.erase("p999"); }, "missing field 'p999'"}}) {
+    nlohmann::json broken = *runs;
+    edit(broken);
+    const nlohmann::json saved = *runs;
+    *runs = broken;
+    const std::string path = dir + "/broken-columns.json";
+    std::ofstream(path) << doc.dump();
+    *runs = saved;
+    try {
+      read_report_file(path, {.history_only = true});
+      ADD_FAILURE() << "accepted: " << says;
+    } catch (const JsonError& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+  }
 }
 
 }  // namespace
