@@ -3,6 +3,7 @@
 // points land at session 9, the eight clean sessions alone have none, and with the interfered
 // sessions labelled as another kernel that kernel starts a worse segment.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -152,8 +153,13 @@ TEST(HistoryRealSessions, AHistoryOnlyReadRefusesBrokenColumns) {
     edit(broken);
     const nlohmann::json saved = *runs;
     *runs = broken;
-    const std::string path = dir + "/broken-columns.json";
-    std::ofstream(path) << doc.dump();
+    // Per process: a file another user's run left in the shared temp dir is not ours to write.
+    const std::string path = dir + "/broken-columns-" + std::to_string(getpid()) + ".json";
+    {
+      std::ofstream out(path);
+      out << doc.dump();
+      ASSERT_TRUE(out.good()) << path;
+    }
     *runs = saved;
     try {
       read_report_file(path, {.history_only = true});
@@ -161,6 +167,7 @@ TEST(HistoryRealSessions, AHistoryOnlyReadRefusesBrokenColumns) {
     } catch (const JsonError& e) {
       EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
     }
+    std::filesystem::remove(path);
   }
 }
 
