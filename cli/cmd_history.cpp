@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/gate_common.h"
 #include "cli/history_inputs.h"
 #include "exporters/history_report.h"
 #include "exporters/html/trend_section.h"
@@ -60,13 +61,9 @@ void add_history(CLI::App& app, int& exit_code) {
         return;
       }
     }
-    gate::Policy policy;
-    try {
-      if (!o->policy.empty()) policy = gate::load_policy(o->policy);
-    } catch (const gate::PolicyError& e) {
-      print_error(std::string("--policy: ") + e.what());
-      return;
-    }
+    const std::optional<gate::Policy> loaded = load_policy_option(o->policy);
+    if (!loaded) return;
+    const gate::Policy& policy = *loaded;
     const auto in = load_history(o->paths, policy, "RESULT");
     if (!in) return;
     int baseline = -1;

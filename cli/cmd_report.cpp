@@ -17,21 +17,16 @@ namespace {
 // (exit 2).
 std::optional<std::string> trend_html(const RunReport& current, const RunReport* baseline,
                                       const GateInputs& in) {
-  gate::Policy policy;
-  try {
-    if (!in.policy_path.empty()) policy = gate::load_policy(in.policy_path);
-  } catch (const gate::PolicyError& e) {
-    print_error(std::string("--policy: ") + e.what());
-    return std::nullopt;
-  }
-  const auto h = load_history({in.history_dir}, policy, "--history", &current);
+  const std::optional<gate::Policy> policy = load_policy_option(in.policy_path);
+  if (!policy) return std::nullopt;
+  const auto h = load_history({in.history_dir}, *policy, "--history", &current);
   if (!h) return std::nullopt;
   int baseline_session = -1;
   const std::vector<gate::HistorySession>& sessions = h->history.sessions;
   for (std::size_t i = 0; baseline != nullptr && i < sessions.size(); ++i) {
     if (sessions[i].id == gate::session_id(*baseline)) baseline_session = static_cast<int>(i);
   }
-  const gate::HistoryReport report = gate::judge_history(h->history, policy, baseline_session);
+  const gate::HistoryReport report = gate::judge_history(h->history, *policy, baseline_session);
   return html::trend_section(history_json(h->history, report));
 }
 

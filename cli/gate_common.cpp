@@ -20,15 +20,20 @@ std::optional<RunReport> load_result(const std::string& path, const char* role) 
   }
 }
 
-std::optional<gate::Policy> load_gate_policy(const RunReport& base, const RunReport& cur,
-                                             const GateInputs& in) {
-  gate::Policy policy;
+std::optional<gate::Policy> load_policy_option(const std::string& path) {
   try {
-    if (!in.policy_path.empty()) policy = gate::load_policy(in.policy_path);
+    return path.empty() ? gate::Policy{} : gate::load_policy(path);
   } catch (const gate::PolicyError& e) {
     print_error(std::string("--policy: ") + e.what());
     return std::nullopt;
   }
+}
+
+std::optional<gate::Policy> load_gate_policy(const RunReport& base, const RunReport& cur,
+                                             const GateInputs& in) {
+  const std::optional<gate::Policy> loaded = load_policy_option(in.policy_path);
+  if (!loaded) return std::nullopt;
+  gate::Policy policy = *loaded;
   if (const std::string why = gate::validate_policy(policy, base, cur); !why.empty()) {
     print_error("--policy: " + why);
     return std::nullopt;

@@ -25,6 +25,10 @@ struct GateInputs {
 // Reads a result file; on failure prints the one-line error and returns nullopt.
 std::optional<RunReport> load_result(const std::string& path, const char* role);
 
+// The policy --policy names (the default one when `path` is empty); on a bad file prints the
+// one-line error and returns nullopt (exit 2).
+std::optional<gate::Policy> load_policy_option(const std::string& path);
+
 // Loads the policy and validates it against both reports, with --allow-env-mismatch applied; on
 // failure prints the one-line error and returns nullopt (exit 2).
 std::optional<gate::Policy> load_gate_policy(const RunReport& base, const RunReport& cur,

@@ -13,20 +13,19 @@ namespace rtgate::cli {
 namespace fs = std::filesystem;
 namespace {
 
-bool is_result_name(const fs::path& p) {
-  const std::string n = p.filename().string();
-  auto ends = [&](const std::string& s) {
-    return n.size() >= s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0;
-  };
-  return ends(".json") || ends(".json.gz");
-}
-
 struct File {
   std::string path;
   bool named = false;  // named on the command line: unreadable is an error, not a skip
 };
 
 }  // namespace
+
+bool is_result_name(const std::string& n) {
+  auto ends = [&](const std::string& s) {
+    return n.size() >= s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0;
+  };
+  return ends(".json") || ends(".json.gz");
+}
 
 std::optional<HistoryInputs> load_history(const std::vector<std::string>& paths,
                                           const gate::Policy& policy, const char* role,
@@ -37,7 +36,7 @@ std::optional<HistoryInputs> load_history(const std::vector<std::string>& paths,
     if (fs::is_directory(p, ec)) {
       std::vector<File> found;
       for (fs::recursive_directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec)) {
-        if (it->is_regular_file(ec) && is_result_name(it->path())) {
+        if (it->is_regular_file(ec) && is_result_name(it->path().filename().string())) {
           found.push_back({it->path().string(), false});
         }
       }

@@ -12,6 +12,9 @@
 
 namespace rtgate::cli {
 
+// A file a directory of results holds: *.json or *.json.gz.
+bool is_result_name(const std::string& filename);
+
 struct HistoryInputs {
   gate::History history;
   int not_results = 0;  // files under a directory that were not results

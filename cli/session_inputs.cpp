@@ -4,23 +4,12 @@
 #include <filesystem>
 
 #include "cli/commands.h"
+#include "cli/history_inputs.h"
 #include "exporters/json_exporter.h"
 #include "framework/gate/comparability.h"
 
 namespace rtgate::cli {
 namespace fs = std::filesystem;
-
-namespace {
-
-bool is_result_name(const fs::path& p) {
-  const std::string n = p.filename().string();
-  auto ends = [&](const std::string& s) {
-    return n.size() >= s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0;
-  };
-  return ends(".json") || ends(".json.gz");
-}
-
-}  // namespace
 
 std::optional<SessionInputs> SessionInputs::load(const RunReport& base, const GateInputs& in) {
   SessionInputs out;
@@ -39,7 +28,8 @@ std::optional<SessionInputs> SessionInputs::load(const RunReport& base, const Ga
   std::vector<fs::path> files;
   for (fs::recursive_directory_iterator it(in.history_dir, ec), end; !ec && it != end;
        it.increment(ec)) {
-    if (it->is_regular_file(ec) && is_result_name(it->path())) files.push_back(it->path());
+    if (it->is_regular_file(ec) && is_result_name(it->path().filename().string()))
+      files.push_back(it->path());
   }
   if (ec) {
     print_error("--history: " + in.history_dir + ": " + ec.message());

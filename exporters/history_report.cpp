@@ -30,11 +30,7 @@ const char* outcome_name(gate::HistoryOutcome o) {
 }
 
 double level_before(const StatisticTrend& t, const Shift& s) {
-  double sum = 0;
-  for (int i = s.at - s.before; i < s.at; ++i) {
-    sum += t.findings.cleaned[static_cast<std::size_t>(i)];
-  }
-  return sum / s.before;
+  return gate::level_before(t.findings, s);
 }
 
 // A shift in the series' own terms: a ratio in %, or events per run for a rate.

@@ -171,6 +171,12 @@ Drift drift_of(const std::vector<double>& y, const std::vector<int>& kernel, int
 
 }  // namespace
 
+double level_before(const SeriesFindings& f, const Shift& s) {
+  double sum = 0;
+  for (int i = s.at - s.before; i < s.at; ++i) sum += f.cleaned[static_cast<std::size_t>(i)];
+  return sum / s.before;
+}
+
 std::vector<double> hampel_clean(const std::vector<double>& values, double k, double floor_sd) {
   const std::size_t n = values.size();
   if (n < 3) return values;

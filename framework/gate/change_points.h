@@ -76,6 +76,9 @@ SeriesFindings find_changes(const std::vector<double>& values, const std::vector
 Shift test_newest(const std::vector<double>& values, const std::vector<int>& kernel,
                   const SeriesFindings& findings, const ChangePointTest& test);
 
+// The mean of the cleaned segment before a shift: the level it moved from.
+double level_before(const SeriesFindings& findings, const Shift& shift);
+
 // The Hampel-cleaned series (step 1 above).
 std::vector<double> hampel_clean(const std::vector<double>& values, double k, double floor_sd);
 

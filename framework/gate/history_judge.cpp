@@ -28,13 +28,6 @@ bool beyond_floor(const HistorySeries& s, double floor, double level, double siz
   return std::abs(size) >= floor;
 }
 
-// The mean of the cleaned segment before a shift: the level it moved from.
-double level_before(const SeriesFindings& f, const Shift& s) {
-  double sum = 0;
-  for (int i = s.at - s.before; i < s.at; ++i) sum += f.cleaned[static_cast<std::size_t>(i)];
-  return sum / s.before;
-}
-
 // No segment is steadier than its sessions' own runs say (a count of one event in five runs
 // cleaned into a constant segment must not make a change point of a tenth of an event), nor than
 // a latency quantile's 1/64-bucket quantisation; throughput is floored at 0.1%.
