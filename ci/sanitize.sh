@@ -20,8 +20,10 @@ export RTGATE_BUILD_DIR=${RTGATE_BUILD_DIR:-build}
 cd "$ROOT"
 ASAN_DIR="$RTGATE_BUILD_DIR-asan"
 rm -rf "$ASAN_DIR"
-cmake -S . -B "$ASAN_DIR" -DRTGATE_ASAN=ON -DRTGATE_WERROR="${RTGATE_WERROR:-OFF}" \
-  -DRTGATE_BUILD_BENCH=OFF >/dev/null
+# clang-14 (as the fuzz targets): it builds this tree with ASan + UBSan in about half g++ 12's
+# time, and its warnings are a second compiler's opinion of the code.
+cmake -S . -B "$ASAN_DIR" -DCMAKE_CXX_COMPILER=clang++-14 -DRTGATE_ASAN=ON \
+  -DRTGATE_WERROR="${RTGATE_WERROR:-OFF}" -DRTGATE_BUILD_BENCH=OFF >/dev/null
 cmake --build "$ASAN_DIR" --target rtgate rtgate_unit_tests rtgate_integration_tests -j "$(nproc)"
 (cd "$ASAN_DIR" &&
   ASAN_OPTIONS="halt_on_error=1:detect_leaks=1" \

@@ -154,6 +154,8 @@ int run_command(const RunCmdArgs& args) {
   if (export_rc != kExitOk && rc == kExitOk) rc = export_rc;
   for (const SuiteResult& s : out.report.suites) {
     if (s.status == SuiteStatus::kFailed || s.status == SuiteStatus::kError) rc = kExitFailed;
+    // A functional check the host kept from judging: not a pass, not the kernel's failure.
+    if (s.status == SuiteStatus::kInconclusive && rc == kExitOk) rc = kExitInconclusive;
   }
   if (!write_errors.empty()) rc = kExitFailed;
   if (opt.require_rt && out.rt_unavailable) {

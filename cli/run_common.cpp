@@ -1,15 +1,19 @@
 #include "cli/run_common.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 
 #include "cli/commands.h"
+#include "framework/atomic_file.h"
 #include "framework/bind_params.h"
 #include "framework/load/load.h"
 #include "framework/load/load_registry.h"
@@ -137,6 +141,31 @@ std::string write_trace_excerpts(const std::string& dir, const RunReport& report
   return "";
 }
 
+namespace {
+
+// What write_trace_excerpts needs of `dir`, checked before anything runs as -o is: the directory
+// is created with its missing parents, so the nearest part of the path that exists must be a
+// directory (a symlink to one will do) that accepts a new entry.
+std::string check_trace_dir(const std::string& dir) {
+  namespace fs = std::filesystem;
+  fs::path p = dir;
+  struct stat st {};
+  while (lstat(p.c_str(), &st) != 0) {
+    if (errno != ENOENT || p == ".") return "cannot create '" + dir + "': " + std::strerror(errno);
+    p = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  }
+  if (stat(p.c_str(), &st) != 0) {
+    return "cannot create '" + dir + "': '" + p.string() + "': " + std::strerror(errno);
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    if (p == fs::path(dir)) return "'" + dir + "' is not a directory";
+    return "cannot create '" + dir + "': '" + p.string() + "' is not a directory";
+  }
+  return check_atomically_writable((p / "trace").string(), dir);
+}
+
+}  // namespace
+
 int prepare(const RunArgs& a, Prepared* out) {
   std::vector<std::string> sel = a.selectors;
   for (const auto& x : a.excludes) sel.push_back("-" + x);
@@ -183,6 +212,11 @@ int prepare(const RunArgs& a, Prepared* out) {
   if (!a.output.empty()) {
     if (std::string w = check_output(a.output); !w.empty()) {
       return print_error("-o: " + w), kExitUsage;
+    }
+  }
+  if (const std::string dir = opt.trace.enabled ? trace_dir_of(a) : ""; !dir.empty()) {
+    if (std::string w = check_trace_dir(dir); !w.empty()) {
+      return print_error((a.trace_dir.empty() ? "--trace: " : "--trace-dir: ") + w), kExitUsage;
     }
   }
   return check_exports(a.exports);

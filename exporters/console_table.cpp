@@ -82,8 +82,7 @@ void render_suite(std::string& out, const SuiteResult& s) {
   }
   for (const load::LoadReport& l : s.loads) {
     out += fmt("  load %-12s %.4g %s/s (%d x, %.1f s)%s%s\n", l.spec.c_str(), l.ops_per_s,
-               l.unit.c_str(), l.instances, l.seconds, l.note.empty() ? "" : " - ",
-               l.note.c_str());
+               l.unit.c_str(), l.instances, l.seconds, l.note.empty() ? "" : " - ", l.note.c_str());
   }
   for (const std::string& why : s.contaminated_reasons) out += "  contaminated: " + why + "\n";
   out += render_trace(s);
@@ -102,9 +101,11 @@ std::string render_console(const RunReport& report) {
     return std::count_if(report.suites.begin(), report.suites.end(),
                          [st](const SuiteResult& s) { return s.status == st; });
   };
-  out += fmt("%zu suites: %ld passed, %ld failed, %ld error, %ld skipped%s\n", report.suites.size(),
-             count(SuiteStatus::kPassed), count(SuiteStatus::kFailed), count(SuiteStatus::kError),
-             count(SuiteStatus::kSkipped),
+  const long inconclusive = count(SuiteStatus::kInconclusive);
+  out += fmt("%zu suites: %ld passed, %ld failed, %ld error, %ld skipped%s%s\n",
+             report.suites.size(), count(SuiteStatus::kPassed), count(SuiteStatus::kFailed),
+             count(SuiteStatus::kError), count(SuiteStatus::kSkipped),
+             inconclusive > 0 ? fmt(", %ld inconclusive", inconclusive).c_str() : "",
              report.complete ? "" : "  (INCOMPLETE: the run did not finish)");
   return out;
 }

@@ -68,6 +68,14 @@ ojson hygiene_json(const Hygiene& h) {
   j["steal_ms"] = h.steal_ms;
   j["steal_ms_per_cpu"] = ojson::object();
   for (const auto& [cpu, ms] : h.steal_ms_per_cpu) j["steal_ms_per_cpu"][std::to_string(cpu)] = ms;
+  j["steal_ms_per_run"] = ojson::array();
+  for (const auto& run : h.steal_ms_per_run) {
+    ojson per_cpu = ojson::object();
+    for (const auto& [cpu, ms] : run) per_cpu[std::to_string(cpu)] = ms;
+    j["steal_ms_per_run"].push_back(std::move(per_cpu));
+  }
+  j["steal_source"] = h.steal_source;
+  j["cfs_protection"] = h.cfs_protection;
   j["rt_throttled"] = h.rt_throttled;
   j["rt_throttled_source"] = h.rt_throttled_source;
   j["missed_periods"] = h.missed_periods;

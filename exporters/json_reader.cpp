@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <unordered_map>
 
 #include "exporters/gzip_codec.h"
 #include "exporters/json_exporter.h"
@@ -159,7 +160,22 @@ class Reader {
     });
     SuiteResult s = suite_from(whole(rest.close()), where, options_);
     s.cases = std::move(cases);
+    refuse_repeated_cases(s, where);
     return s;
+  }
+
+  // The gate, compare and the history pair cases by name: of two with one name, which one is
+  // paired is undefined, so such a suite is malformed, whatever command reads it.
+  static void refuse_repeated_cases(const SuiteResult& s, const std::string& where) {
+    std::unordered_map<std::string_view, std::size_t> first;
+    first.reserve(s.cases.size());
+    for (std::size_t i = 0; i < s.cases.size(); ++i) {
+      const auto [at, added] = first.try_emplace(s.cases[i].name, i);
+      if (added) continue;
+      throw JsonError(where + ".cases[" + std::to_string(i) + "]: suite '" + s.name +
+                      "' lists case '" + s.cases[i].name + "' twice (first at cases[" +
+                      std::to_string(at->second) + "])");
+    }
   }
 
   // ReadOptions::history_only: a case walked On-Demand, its values read where they are and

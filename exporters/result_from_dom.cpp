@@ -61,6 +61,18 @@ RunOptionsRecord run_options_from(object doc) {
   return o;
 }
 
+// {"CPU": ms, ...}. Lenient like the rest of hygiene: an entry that is not "CPU": ms is left out.
+std::map<int, double> cpu_ms_map(const object& o) {
+  std::map<int, double> out;
+  for (const auto [cpu, ms] : o) {
+    int n = -1;
+    const auto [end, ec] = std::from_chars(cpu.data(), cpu.data() + cpu.size(), n);
+    const auto v = as<double>(ms);
+    if (ec == std::errc() && end == cpu.data() + cpu.size() && n >= 0 && v) out[n] = *v;
+  }
+  return out;
+}
+
 Hygiene hygiene_from(std::optional<object> o) {
   Hygiene h;
   if (!o) return h;
@@ -84,16 +96,13 @@ Hygiene hygiene_from(std::optional<object> o) {
   });
   h.steal_ms = get_or<double>(j, "steal_ms", 0);
   if (const auto per_cpu = object_member(j, "steal_ms_per_cpu")) {
-    // Lenient like the rest of hygiene: an entry that is not "CPU": ms is left out.
-    for (const auto [cpu, ms] : *per_cpu) {
-      int n = -1;
-      const auto [end, ec] = std::from_chars(cpu.data(), cpu.data() + cpu.size(), n);
-      const auto v = as<double>(ms);
-      if (ec == std::errc() && end == cpu.data() + cpu.size() && n >= 0 && v) {
-        h.steal_ms_per_cpu[n] = *v;
-      }
-    }
+    h.steal_ms_per_cpu = cpu_ms_map(*per_cpu);
   }
+  each_entry(j, "steal_ms_per_run", [&](std::optional<object> run) {
+    h.steal_ms_per_run.push_back(run ? cpu_ms_map(*run) : std::map<int, double>{});
+  });
+  h.steal_source = get_or<std::string>(j, "steal_source", "");
+  h.cfs_protection = get_or<std::string>(j, "cfs_protection", "");
   h.rt_throttled = get_or<std::int64_t>(j, "rt_throttled", -1);
   h.rt_throttled_source = get_or<std::string>(j, "rt_throttled_source", "");
   h.missed_periods = get_or<std::uint64_t>(j, "missed_periods", 0);

@@ -14,7 +14,9 @@
 #include "framework/measure/clock.h"
 #include "framework/progress.h"
 #include "framework/report/hygiene.h"
+#include "framework/rt/cfs_protection.h"
 #include "framework/rt/cpu_list.h"
+#include "framework/rt/debugfs_mount.h"
 #include "framework/rt/dma_latency.h"
 #include "framework/rt/housekeeping.h"
 #include "framework/rt/memory_lock.h"
@@ -35,12 +37,14 @@ int severity(SuiteStatus s) {
       return 0;
     case SuiteStatus::kSkipped:
       return 1;
-    case SuiteStatus::kFailed:
+    case SuiteStatus::kInconclusive:
       return 2;
-    case SuiteStatus::kError:
+    case SuiteStatus::kFailed:
       return 3;
+    case SuiteStatus::kError:
+      return 4;
   }
-  return 3;
+  return 4;
 }
 
 // What one run hands back to the runner's thread.
@@ -241,9 +245,12 @@ RunOptionsRecord record_of(const RunOptions& opt) {
 RunOutcome run_suites(const std::vector<SelectedSuite>& selection, const RunOptions& opt,
                       const std::atomic<bool>& interrupt, const SuiteDoneFn& on_suite_done) {
   RunOutcome out;
+  // Before anything reads the scheduler's debug file (the environment, the steal clock).
+  const rt::DebugfsMount debugfs;
   out.report.tool_version = RTGATE_VERSION;
   out.report.started_at = rfc3339_now();
   out.report.environment = capture_environment();
+  if (!debugfs.note().empty()) out.report.environment.extra["debugfs"] = debugfs.note();
   out.report.options = record_of(opt);
   out.report.complete = false;
   const rt::Readiness ready = rt::check_readiness();
@@ -285,11 +292,14 @@ RunOutcome run_suites(const std::vector<SelectedSuite>& selection, const RunOpti
     rt::RtThrottleWatch throttle(cpus);
     const HygieneSnapshot before = take_hygiene_snapshot();
     const std::int64_t t0 = monotonic_ns();
+    std::vector<std::map<int, double>> steal_per_run;
     for (int i = 0; i < opt.runs && !interrupt.load(); ++i) {
       std::string why;
       bool housekeeping = true;
+      const HygieneSnapshot steal0 = take_steal_snapshot();
       std::optional<SuiteResult> r = run_once(sel, opt, i, cpus, interrupt, &why,
                                               &out.trace_unavailable, &housekeeping, throttle);
+      steal_per_run.push_back(steal_ms_between(steal0, take_steal_snapshot()));
       if (!housekeeping) {
         out.report.environment.extra["housekeeping_cpus"] =
             "none: " + res.name +
@@ -316,7 +326,9 @@ RunOutcome run_suites(const std::vector<SelectedSuite>& selection, const RunOpti
     res.duration_s = static_cast<double>(monotonic_ns() - t0) / 1e9;
     add_unique(res.contaminated_reasons, setup_flaws);
     Hygiene h = hygiene_between(before, take_hygiene_snapshot(), {getpid()});
+    h.steal_ms_per_run = std::move(steal_per_run);
     add_throttling(h, throttle);
+    h.cfs_protection = rt::describe_cfs_protection();
     assess_hygiene(res, std::move(h));
     out.report.suites.push_back(std::move(res));
     if (on_suite_done) on_suite_done(out.report);

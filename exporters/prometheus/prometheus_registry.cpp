@@ -288,7 +288,8 @@ void build_series(const RunReport& report, const gate::GateReport* gate,
       {{"version", report.tool_version}, {"preempt_model", report.environment.preempt_model}}, 1);
   const double finished = unix_seconds(report.finished_at);
   constexpr std::array kStatuses = {SuiteStatus::kPassed, SuiteStatus::kFailed,
-                                    SuiteStatus::kSkipped, SuiteStatus::kError};
+                                    SuiteStatus::kSkipped, SuiteStatus::kError,
+                                    SuiteStatus::kInconclusive};
   for (const SuiteResult& s : report.suites) {
     if (!only_suite.empty() && s.name != only_suite) continue;
     f.timestamp.Set({{"suite", s.name}}, finished);

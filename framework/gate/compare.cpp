@@ -7,6 +7,7 @@
 #include "framework/gate/format.h"
 #include "framework/gate/metric_judge.h"
 #include "framework/gate/pending_metrics.h"
+#include "framework/gate/steal_matching.h"
 
 namespace rtgate::gate {
 namespace {
@@ -91,13 +92,10 @@ void pair_cases(const SuiteResult& bs, const SuiteResult& cs, const Policy& poli
 }
 
 // Interference from outside the system under test, as the gate counts it: user-space RT threads
-// of other processes, RT throttling, and CPU steal above the policy's max_steal_pct of the
-// suite's CPU time.
-// Missed periods are not on the list: they are what the kernel under test did, and they are
-// gated as event counts. The hygiene flags steal from 1 ms on (a note for people); a VM steals a
-// few ms in every run, and calling that contamination would leave nothing to judge on a VM, so
-// the gate draws the line where steal can move a percentile: 1% of the CPU time by default.
-std::string interference(const SuiteResult& s, double max_steal_pct) {
+// of other processes and RT throttling. Missed periods are not on the list: they are what the
+// kernel under test did, and they are gated as event counts. Host steal is not either: the gate
+// weighs it run by run (steal_matching.h) instead of giving up on every verdict of the suite.
+std::string interference(const SuiteResult& s) {
   std::string out;
   auto add = [&](const std::string& r) { out += (out.empty() ? "" : "; ") + r; };
   for (const ForeignRtThread& t : s.hygiene.foreign_rt_threads) {
@@ -108,26 +106,39 @@ std::string interference(const SuiteResult& s, double max_steal_pct) {
   if (s.hygiene.rt_throttled > 0) {
     add("RT throttling activated (" + std::to_string(s.hygiene.rt_throttled) + " events)");
   }
-  const double cpu_ms =
-      s.duration_s * 1000 *
-      static_cast<double>(std::max<std::size_t>(1, s.hygiene.steal_ms_per_cpu.size()));
-  if (cpu_ms > 0 && s.hygiene.steal_ms > max_steal_pct / 100 * cpu_ms) {
-    add(fmt::num(s.hygiene.steal_ms) + " ms of CPU steal (" +
-        fmt::num(100 * s.hygiene.steal_ms / cpu_ms) + "% of the suite's CPU time)");
-  }
   return out;
 }
 
-// Makes every decided verdict of the suite inconclusive with `why`, except a budget's and the
-// rows that are not gated.
-void undecide(SuiteVerdict& s, const std::string& why) {
+// Makes every decided verdict of the suite (or of its case `only_case`) inconclusive with `why`,
+// except a budget's and the rows that are not gated.
+void undecide(SuiteVerdict& s, const std::string& why, const std::string& only_case = "") {
   for (MetricVerdict& m : s.metrics) {
     if (!m.gated || m.verdict == Verdict::kMissing || m.verdict == Verdict::kInconclusive ||
-        m.decided_by == "budget") {
+        m.decided_by == "budget" || (!only_case.empty() && m.case_name != only_case)) {
       continue;
     }
     m.reason = "would be " + std::string(to_string(m.verdict)) + " (" + m.reason + "), but " + why;
     m.verdict = Verdict::kInconclusive;
+  }
+}
+
+// What weighing the host's steal did to the suite (steal_matching.h): the cases left without
+// comparable runs are inconclusive, and the notes say what was set aside.
+void weigh_steal(const StealMatched& steal, SuiteVerdict& s) {
+  if (!steal.applied) return;
+  for (const auto& [key, why] : steal.unjudgeable) {
+    if (key.first != s.suite) continue;
+    undecide(s, why, key.second);
+    for (MetricVerdict& m : s.metrics) {
+      // Left with no runs, the judge said so without the cause; the cause comes first.
+      if (m.case_name == key.second && m.gated && m.verdict == Verdict::kInconclusive &&
+          m.reason.find(why) == std::string::npos) {
+        m.reason = why + " (" + m.reason + ")";
+      }
+    }
+  }
+  if (const auto it = steal.notes.find(s.suite); it != steal.notes.end()) {
+    s.notes.insert(s.notes.end(), it->second.begin(), it->second.end());
   }
 }
 
@@ -144,7 +155,7 @@ void finish_suite(const SuiteResult& bs, const SuiteResult& cs, const Policy& po
   }
   if (!policy.allow_contaminated) {
     for (const auto& [side, s] : {std::pair{"baseline", &bs}, std::pair{"current", &cs}}) {
-      const std::string why = interference(*s, policy.max_steal_pct);
+      const std::string why = interference(*s);
       if (!why.empty()) undecide(out, std::string("the ") + side + " run was disturbed: " + why);
     }
   }
@@ -154,6 +165,10 @@ void finish_suite(const SuiteResult& bs, const SuiteResult& cs, const Policy& po
   if (cs.status == SuiteStatus::kFailed || cs.status == SuiteStatus::kError) {
     out.verdict = Verdict::kRegressed;
     out.reason = std::string(to_string(cs.status)) + " in current: " + cs.reason;
+  } else if (cs.status == SuiteStatus::kInconclusive && out.verdict != Verdict::kRegressed) {
+    // Not green and not red: what the suite checks could not be judged in current.
+    out.verdict = Verdict::kInconclusive;
+    out.reason = "inconclusive in current: " + cs.reason;
   }
   if (bs.status != cs.status) {
     out.notes.push_back(std::string("status ") + to_string(bs.status) + " -> " +
@@ -252,8 +267,17 @@ GateReport compare(const RunReport& base, const RunReport& cur, const Policy& po
   return compare({&base}, cur, policy, noise);
 }
 
-GateReport compare(const std::vector<const RunReport*>& base_sessions, const RunReport& cur,
+GateReport compare(const std::vector<const RunReport*>& given_base, const RunReport& given_cur,
                    const Policy& policy, const NoiseModel& noise) {
+  const StealMatched steal = policy.allow_contaminated
+                                 ? StealMatched{}
+                                 : match_steal(given_base, given_cur, policy.max_steal_pct);
+  std::vector<const RunReport*> base_sessions = given_base;
+  if (steal.applied) {
+    base_sessions.clear();
+    for (const RunReport& b : steal.base) base_sessions.push_back(&b);
+  }
+  const RunReport& cur = steal.applied ? steal.cur : given_cur;
   const RunReport& base = *base_sessions.front();
   GateReport g;
   g.alpha = policy.alpha;
@@ -312,6 +336,7 @@ GateReport compare(const std::vector<const RunReport*>& base_sessions, const Run
 
   for (std::size_t i = 0; i < matched.size(); ++i) {
     if (matched[i].first != nullptr) {
+      weigh_steal(steal, g.suites[i]);
       finish_suite(*matched[i].first, *matched[i].second, policy, g.suites[i], g.incomparable);
     }
   }

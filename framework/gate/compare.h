@@ -16,8 +16,10 @@
 // judged) at alpha / looks (alpha_scope gate), or each metric at alpha / looks (metric).
 // Then, per suite: differing parameters or loads make its verdicts inconclusive (listed in
 // GateReport::incomparable) unless allow_env_mismatch; interference on either side (foreign RT
-// threads, steal, RT throttling) makes them inconclusive unless allow_contaminated; a current
-// run that failed or errored is regressed. A budget's verdict survives all of these. The overall
+// threads, RT throttling) makes them inconclusive unless allow_contaminated; host steal is
+// weighed run by run first (steal_matching.h); a current run that failed or errored is
+// regressed, one that was inconclusive (a functional check the host kept from judging) is
+// inconclusive. A budget's verdict survives all of these. The overall
 // verdict is the worst gated suite's, inconclusive when the environments or run options differ
 // (unless a hard fact, a failure or a budget, made it regressed), and never better than
 // inconclusive when the current result is incomplete.

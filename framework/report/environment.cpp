@@ -22,6 +22,7 @@
 #endif
 
 #include "framework/proc_files.h"
+#include "framework/report/kernel_config.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/rt_checks.h"
 
@@ -59,42 +60,6 @@ std::string field_value(std::string_view text, std::string_view key) {
   return "";
 }
 
-// Kernel config: plain in /boot, or gzipped in /proc/config.gz (decompressed by the system's gzip
-// rather than linking zlib for one file). Only needed to name the preemption mode, so best effort.
-std::string read_kernel_config(const std::string& release) {
-  if (auto text = read_file("/boot/config-" + release)) return *text;
-  if (access("/proc/config.gz", R_OK) != 0) return "";
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) return "";
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  char arg0[] = "gzip", arg1[] = "-dc", arg2[] = "/proc/config.gz";
-  char* argv[] = {arg0, arg1, arg2, nullptr};
-  pid_t pid = 0;
-  const int err = posix_spawnp(&pid, "gzip", &actions, nullptr, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  std::string out;
-  if (err == 0) {
-    std::array<char, 16384> buf;
-    for (ssize_t n; (n = read(fds[0], buf.data(), buf.size())) != 0;) {
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) break;
-      out.append(buf.data(), static_cast<std::size_t>(n));
-    }
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
-  close(fds[0]);
-  return out;
-}
-
-bool config_set(std::string_view config, std::string_view option) {
-  return config.find(std::string("\n") + std::string(option) + "=y") != std::string_view::npos;
-}
 
 // The build-time default preemption mode, which PREEMPT_DYNAMIC kernels boot with.
 std::string config_preempt_mode(std::string_view config) {

@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "framework/proc_files.h"
+#include "framework/report/cpu_steal.h"
 #include "framework/rt/cpu_list.h"
 
 namespace rtgate {
@@ -138,28 +139,6 @@ void sample_process(pid_t pid, std::vector<ThreadSample>& out) {
   closedir(dir);
 }
 
-std::map<int, std::uint64_t> read_steal_ticks() {
-  std::map<int, std::uint64_t> steal;
-  std::string text;
-  if (!read_small("/proc/stat", text)) return steal;
-  std::string_view rest = text;
-  while (!rest.empty()) {
-    const auto eol = rest.find('\n');
-    const std::string_view line = rest.substr(0, eol);
-    rest = eol == std::string_view::npos ? std::string_view() : rest.substr(eol + 1);
-    if (line.size() < 4 || line.substr(0, 3) != "cpu" || line[3] < '0' || line[3] > '9') continue;
-    // cpuN user nice system idle iowait irq softirq steal ...
-    const auto fields = split_spaces(line);
-    int cpu = 0;
-    std::uint64_t ticks = 0;
-    if (fields.size() > 8 && parse_number(fields[0].substr(3), cpu) &&
-        parse_number(fields[8], ticks)) {
-      steal[cpu] = ticks;
-    }
-  }
-  return steal;
-}
-
 // Counts throttling messages still in the printk ring buffer. The kernel prints this once per
 // boot, so the figure tells "throttling happened" rather than how often.
 std::int64_t count_kmsg_throttle_events() {
@@ -234,8 +213,20 @@ HygieneSnapshot take_hygiene_snapshot() {
     }
     closedir(proc);
   }
-  snap.steal_ticks = read_steal_ticks();
+  const HygieneSnapshot steal = take_steal_snapshot();
+  snap.steal_ns = steal.steal_ns;
+  snap.steal_source = steal.steal_source;
   snap.kmsg_throttle_events = count_kmsg_throttle_events();
+  return snap;
+}
+
+HygieneSnapshot take_steal_snapshot() {
+  // One source for the process: the kernel's config and debugfs do not change under it.
+  static const CpuSteal steal;
+  HygieneSnapshot snap;
+  StealReading r = steal.read();
+  snap.steal_ns = std::move(r.ns);
+  snap.steal_source = r.source.empty() ? "unavailable" : steal.describe();
   return snap;
 }
 
@@ -265,14 +256,11 @@ Hygiene hygiene_between(const HygieneSnapshot& before, const HygieneSnapshot& af
   std::stable_sort(h.foreign_rt_threads.begin(), h.foreign_rt_threads.end(),
                    [](const auto& a, const auto& b) { return a.runtime_ns > b.runtime_ns; });
 
-  const double ms_per_tick = 1000.0 / static_cast<double>(sysconf(_SC_CLK_TCK));
-  for (const auto& [cpu, ticks] : after.steal_ticks) {
-    const auto it = before.steal_ticks.find(cpu);
-    const std::uint64_t start = it == before.steal_ticks.end() ? 0 : it->second;
-    const double ms = ticks > start ? static_cast<double>(ticks - start) * ms_per_tick : 0.0;
+  for (const auto& [cpu, ms] : steal_ms_between(before, after)) {
     h.steal_ms_per_cpu[cpu] = ms;
     h.steal_ms += ms;
   }
+  h.steal_source = after.steal_source;
 
   if (before.kmsg_throttle_events >= 0 && after.kmsg_throttle_events >= 0) {
     // The ring buffer may have dropped old records in between; never report a negative count.
@@ -284,6 +272,17 @@ Hygiene hygiene_between(const HygieneSnapshot& before, const HygieneSnapshot& af
     h.rt_throttled_source = "unavailable";
   }
   return h;
+}
+
+std::map<int, double> steal_ms_between(const HygieneSnapshot& before,
+                                       const HygieneSnapshot& after) {
+  std::map<int, double> out;
+  for (const auto& [cpu, ns] : after.steal_ns) {
+    const auto it = before.steal_ns.find(cpu);
+    const std::int64_t start = it == before.steal_ns.end() ? 0 : it->second;
+    out[cpu] = ns > start ? static_cast<double>(ns - start) / 1e6 : 0.0;
+  }
+  return out;
 }
 
 std::vector<std::string> contamination_reasons_for_cpu(const Hygiene& h, int cpu) {
@@ -321,6 +320,10 @@ void merge_hygiene(Hygiene& into, const Hygiene& later) {
   }
   into.steal_ms += later.steal_ms;
   for (const auto& [cpu, ms] : later.steal_ms_per_cpu) into.steal_ms_per_cpu[cpu] += ms;
+  into.steal_ms_per_run.insert(into.steal_ms_per_run.end(), later.steal_ms_per_run.begin(),
+                               later.steal_ms_per_run.end());
+  if (into.steal_source.empty()) into.steal_source = later.steal_source;
+  if (into.cfs_protection.empty()) into.cfs_protection = later.cfs_protection;
   if (into.rt_throttled >= 0 && later.rt_throttled >= 0) {
     into.rt_throttled += later.rt_throttled;
   } else {

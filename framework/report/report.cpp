@@ -35,6 +35,8 @@ const char* to_string(SuiteStatus status) {
       return "skipped";
     case SuiteStatus::kError:
       return "error";
+    case SuiteStatus::kInconclusive:
+      return "inconclusive";
   }
   return "?";
 }
@@ -54,8 +56,8 @@ std::optional<Better> better_from(const std::string& s) {
 }
 
 std::optional<SuiteStatus> suite_status_from(const std::string& s) {
-  for (auto st :
-       {SuiteStatus::kPassed, SuiteStatus::kFailed, SuiteStatus::kSkipped, SuiteStatus::kError}) {
+  for (auto st : {SuiteStatus::kPassed, SuiteStatus::kFailed, SuiteStatus::kSkipped,
+                  SuiteStatus::kError, SuiteStatus::kInconclusive}) {
     if (s == to_string(st)) return st;
   }
   return std::nullopt;
@@ -259,10 +261,11 @@ void SuiteResult::absorb(const SuiteResult& later) {
   contaminated = contaminated || later.contaminated;
   add_unique(contaminated_reasons, later.contaminated_reasons);
   const auto rank = [](SuiteStatus st) {
-    return st == SuiteStatus::kError     ? 3
-           : st == SuiteStatus::kFailed  ? 2
-           : st == SuiteStatus::kSkipped ? 1
-                                         : 0;
+    return st == SuiteStatus::kError          ? 4
+           : st == SuiteStatus::kFailed       ? 3
+           : st == SuiteStatus::kInconclusive ? 2
+           : st == SuiteStatus::kSkipped      ? 1
+                                              : 0;
   };
   if (rank(later.status) > rank(status)) {
     status = later.status;

@@ -36,7 +36,9 @@ inline constexpr const char* kResultSchemaV1 = "rtgate.result/1";
 
 enum class MetricKind { kLatency, kThroughput, kDuration, kCount };
 enum class Better { kLower, kHigher };
-enum class SuiteStatus { kPassed, kFailed, kSkipped, kError };
+// kInconclusive: the suite ran, but what it checks could not be judged (a functional check whose
+// rounds the host or the kernel's CFS protection disturbed too often): neither pass nor fail.
+enum class SuiteStatus { kPassed, kFailed, kSkipped, kError, kInconclusive };
 
 const char* to_string(MetricKind kind);
 const char* to_string(Better better);

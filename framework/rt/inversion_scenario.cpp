@@ -1,8 +1,8 @@
 #include "framework/rt/inversion_scenario.h"
 
-#include <time.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "framework/measure/busy.h"
+#include "framework/measure/thread_times.h"
 #include "framework/proc_files.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/rt_thread.h"
@@ -47,7 +48,8 @@ void park_until_set(std::atomic<std::uint32_t>& word, std::int64_t limit_ns) {
   while (word.load() == 0) {
     const std::int64_t left = end - monotonic_ns();
     if (left <= 0) return;
-    const timespec ts{static_cast<time_t>(left / 1'000'000'000), static_cast<long>(left % 1'000'000'000)};
+    const timespec ts{static_cast<time_t>(left / 1'000'000'000),
+                      static_cast<long>(left % 1'000'000'000)};
     syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(&word), FUTEX_WAIT_PRIVATE, 0u, &ts,
             nullptr, 0);
   }
@@ -87,23 +89,29 @@ InversionResult run_inversion(const InversionSetup& s) {
     std::atomic<bool> low_holds{false}, high_started{false}, high_done{false};
     std::atomic<std::uint32_t> mid_go{0}, low_go{0};
     std::atomic<int> high_tid{0};
-    std::atomic<std::int64_t> low_released_at{0}, high_called_at{0};
+    std::atomic<std::int64_t> low_released_at{0}, high_called_at{0}, high_returned_at{0},
+        mid_started_at{0};
     std::unique_ptr<RtThread> low, high, mid;
     low = std::make_unique<RtThread>(
         ThreadSpec{.name = "inv-low", .priority = s.low_prio, .cpus = {cpu}}, [&] {
+          const ThreadTimesReader times;
           s.low_acquire();
           low_holds = true;
           // Holding the lock, low sleeps until high runs: its critical section starts only then,
           // however long the conductor takes to create mid and high (tens of ms under TCG).
           park_until_set(low_go, limit_ns);
+          const ThreadTimes start = times.now();
           burn_cpu_ns(s.critical_ns, limit_ns);
-          low_released_at = monotonic_ns();
+          const ThreadTimes end = times.now();
+          r.low_window = split_window(start, end);
+          low_released_at = end.wall_ns;
           s.low_release();
         });
     wait_for(low_holds, limit_ns);
     mid = std::make_unique<RtThread>(
         ThreadSpec{.name = "inv-mid", .priority = s.mid_prio, .cpus = {cpu}}, [&] {
           park_until_set(mid_go, limit_ns);
+          mid_started_at = monotonic_ns();
           spin_for_ns(s.spin_ns);
         });
     mid->tid();  // started: from here on it is parked, or about to park, above low
@@ -117,7 +125,8 @@ InversionResult run_inversion(const InversionSetup& s) {
           const std::int64_t t0 = monotonic_ns();
           high_called_at = t0;
           s.high_acquire();
-          r.high_wait_ns = monotonic_ns() - t0;
+          high_returned_at = monotonic_ns();
+          r.high_wait_ns = high_returned_at - t0;
           s.high_release();
           high_done = true;
         });
@@ -141,6 +150,8 @@ InversionResult run_inversion(const InversionSetup& s) {
     low->join();
     mid->join();
     r.contended = high_called_at.load() != 0 && high_called_at.load() < low_released_at.load();
+    r.mid_ran_while_high_waited =
+        mid_started_at.load() != 0 && mid_started_at.load() < high_returned_at.load();
   };
   auto body = [&] {
     try {

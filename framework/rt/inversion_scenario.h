@@ -21,6 +21,8 @@
 #include <functional>
 #include <string>
 
+#include "framework/measure/thread_times.h"
+
 namespace rtgate::rt {
 
 struct InversionSetup {
@@ -45,6 +47,12 @@ struct InversionResult {
   // meaningful with high_seen_blocked.
   int low_prio_while_blocked = 0;  // low's highest effective priority seen while high waited
   int high_prio_reported = 0;
+  // Where low's critical section went (thread_times.h): on CPU, preempted by another task, or
+  // taken by the host. High's wait is this window plus low's wakeup and high's own.
+  WindowSplit low_window;
+  // Mid started spinning before high's lock call returned: the lock holder was not boosted
+  // above mid. The kernel's PI is what stops that, whatever else delayed the round.
+  bool mid_ran_while_high_waited = false;
   std::string error;  // non-empty: the scenario could not be run (no second CPU, EPERM)
 };
 

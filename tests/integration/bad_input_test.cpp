@@ -2,6 +2,8 @@
 // on stderr, refused before anything runs; never exit 1 (which `gate` uses for "regressed"), a
 // crash or an uncaught exception.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -93,6 +95,66 @@ TEST(BadInput, MalformedResultsExit2InGateCompareAndBaseline) {
                        expect.empty() ? "" : "RESULT: ");
     expect_usage_error({"report", good, "--baseline", path, "-o", f.dir.file("r.html")},
                        expect.empty() ? "" : "--baseline: ");
+  }
+}
+
+// Cases are paired by name, so a suite listing one twice is malformed for every command that
+// reads results, as a baseline, a current result or a history's.
+TEST(BadInput, ASuiteListingACaseTwiceExits2InEveryReader) {
+  ResultFiles f;
+  const std::string good = f.write("good.json", f.doc);
+  nlohmann::json j = f.doc;
+  j["suites"][0]["cases"].push_back(j["suites"][0]["cases"][0]);
+  const std::string twice = f.write("twice.json", j);
+  const std::string why = "suite 'cyclic' lists case 'cpu0' twice";
+  for (const char* cmd : {"gate", "compare"}) {
+    expect_usage_error({cmd, twice, good}, "BASE: suites[0].cases[1]: " + why);
+    expect_usage_error({cmd, good, twice}, "CUR: suites[0].cases[1]: " + why);
+  }
+  expect_usage_error({"report", twice, "-o", f.dir.file("r.html")},
+                     "RESULT: suites[0].cases[1]: " + why);
+  expect_usage_error({"report", good, "--baseline", twice, "-o", f.dir.file("r.html")},
+                     "--baseline: suites[0].cases[1]: " + why);
+  expect_usage_error({"export", twice, "--junit", f.dir.file("j.xml")}, why);
+  expect_usage_error({"history", twice}, twice + ": suites[0].cases[1]: " + why);
+  expect_usage_error({"run", "cyclic", "--duration", "2", "--baseline", twice}, why);
+  EXPECT_FALSE(std::ifstream(f.dir.file("r.html")).good());
+  EXPECT_FALSE(std::ifstream(f.dir.file("j.xml")).good());
+}
+
+// The trace excerpts' directory is checked before anything runs, as -o is: an existing file, a
+// path through a file, or (as nobody) a directory that takes no new entry is exit 2 at once, not
+// exit 1 once the suites have run. Missing parents are not refused: they are created.
+TEST(BadInput, ATraceDirThatCannotBeCreatedExits2BeforeRunning) {
+  TempDir dir;
+  std::ofstream(dir.file("file")) << "x";
+  const std::vector<std::string> run = {"run", "cyclic", "--duration", "2", "--trace"};
+  auto with = [&](std::vector<std::string> more) {
+    std::vector<std::string> args = run;
+    args.insert(args.end(), more.begin(), more.end());
+    return args;
+  };
+  expect_usage_error(with({"--trace-dir", dir.file("file")}),
+                     "--trace-dir: '" + dir.file("file") + "' is not a directory");
+  expect_usage_error(with({"--trace-dir", dir.file("file") + "/sub"}), "Not a directory");
+  // The default, beside -o.
+  std::ofstream(dir.file("r.trace")) << "x";
+  expect_usage_error(with({"-o", dir.file("r.json")}),
+                     "--trace: '" + dir.file("r.trace") + "' is not a directory");
+  EXPECT_FALSE(std::ifstream(dir.file("r.json")).good());
+  const ProcessResult ok = run_rtgate(with({"--trace-dir", dir.file("a/b/c"), "--dry-run"}));
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_FALSE(std::ifstream(dir.file("a")).good()) << "a check must leave nothing behind";
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to switch to nobody";
+  ASSERT_EQ(mkdir(dir.file("ro").c_str(), 0555), 0);
+  for (const std::string& d : {dir.file("ro"), dir.file("ro/a/b")}) {
+    const ProcessResult r = run_rtgate(with({"--trace-dir", d}), {.as_nobody = true});
+    ASSERT_NE(r.exit_code, 126) << "could not drop privileges";
+    EXPECT_EQ(r.exit_code, 2) << d << ": " << r.err;
+    EXPECT_NE(r.err.find("--trace-dir: cannot write '" + d + "': Permission denied"),
+              std::string::npos)
+        << r.err;
+    EXPECT_LT(r.seconds, 1.5) << d << ": refused only after running";
   }
 }
 

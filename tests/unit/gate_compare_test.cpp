@@ -394,30 +394,6 @@ TEST(GateCompare, InterferenceOnEitherSideMakesVerdictsInconclusive) {
   }
 }
 
-// CPU steal is interference above the policy's max_steal_pct of the suite's CPU time (1% by
-// default): 30 ms of steal over a 2 s suite on 2 CPUs (0.75%) is clean, 300 ms (7.5%) is not,
-// and a policy that accepts 10% judges it again.
-TEST(GateCompare, StealOverThePolicysShareMakesVerdictsInconclusive) {
-  const RunReport base = report_of({values(100, 0.03, 5, 34)});
-  for (double steal_ms : {30.0, 300.0}) {
-    RunReport cur = report_of({values(80, 0.03, 5, 35)});
-    SuiteResult& s = cur.suites[0];
-    s.duration_s = 2;
-    s.hygiene.steal_ms = steal_ms;
-    s.hygiene.steal_ms_per_cpu = {{0, steal_ms / 2}, {1, steal_ms / 2}};
-    const GateReport g = compare(base, cur);
-    if (steal_ms < 100) {
-      EXPECT_EQ(g.overall, Verdict::kRegressed) << only(g).reason;
-      continue;
-    }
-    EXPECT_EQ(g.overall, Verdict::kInconclusive);
-    EXPECT_NE(only(g).reason.find("CPU steal (7.5%"), std::string::npos) << only(g).reason;
-    Policy lenient;
-    lenient.max_steal_pct = 10;
-    EXPECT_EQ(compare(base, cur, lenient).overall, Verdict::kRegressed);
-  }
-}
-
 // --- Multiplicity ---------------------------------------------------------------------------
 
 // The same cyclic data gated alone and beside 16 locks' lock.latency: the cyclic verdicts and

@@ -219,7 +219,7 @@ TEST(HygieneTest, SnapshotSeesKernelRtThreadsStealAndKmsg) {
   if (ncpus > 1) {
     EXPECT_EQ(migration, ncpus);
   }
-  EXPECT_EQ(static_cast<long>(snap.steal_ticks.size()), ncpus);
+  EXPECT_EQ(static_cast<long>(snap.steal_ns.size()), ncpus);
   const int kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
   if (kmsg >= 0) {
     close(kmsg);
@@ -255,8 +255,8 @@ TEST(HygieneTest, BetweenComputesDeltasAndReasons) {
                       sample(2, 30, "irq/9-acpi", SCHED_FIFO, 50, "0-1", true, 20),
                       sample(400, 400, "ours", SCHED_FIFO, 80, "0-1", false, 999'999),
                       sample(500, 501, "reused", SCHED_FIFO, 20, "0", false, 3'000'000)};
-  before.steal_ticks = {{0, 10}, {1, 20}};
-  after.steal_ticks = {{0, 10}, {1, 23}};
+  before.steal_ns = {{0, 100'000'000}, {1, 200'000'000}};
+  after.steal_ns = {{0, 100'000'000}, {1, 230'000'000}};  // 30 ms on CPU 1
   before.kmsg_throttle_events = 1;
   after.kmsg_throttle_events = 3;
 
@@ -273,10 +273,9 @@ TEST(HygieneTest, BetweenComputesDeltasAndReasons) {
   EXPECT_EQ(h.foreign_rt_threads[3].comm, "irq/9-acpi");
   EXPECT_TRUE(h.foreign_rt_threads[3].kernel_thread);
 
-  const double ms_per_tick = 1000.0 / static_cast<double>(sysconf(_SC_CLK_TCK));
   EXPECT_DOUBLE_EQ(h.steal_ms_per_cpu.at(0), 0.0);
-  EXPECT_DOUBLE_EQ(h.steal_ms_per_cpu.at(1), 3 * ms_per_tick);
-  EXPECT_DOUBLE_EQ(h.steal_ms, 3 * ms_per_tick);
+  EXPECT_DOUBLE_EQ(h.steal_ms_per_cpu.at(1), 30.0);
+  EXPECT_DOUBLE_EQ(h.steal_ms, 30.0);
   EXPECT_EQ(h.rt_throttled, 2);
   EXPECT_EQ(h.rt_throttled_source, "kmsg");
   EXPECT_EQ(h.missed_periods, 0U);
@@ -304,7 +303,7 @@ TEST(HygieneTest, UnknownThrottlingAndQuietWindowGiveNoReasons) {
   HygieneSnapshot before, after;
   before.kmsg_throttle_events = -1;
   after.kmsg_throttle_events = 4;
-  before.steal_ticks = after.steal_ticks = {{0, 7}};
+  before.steal_ns = after.steal_ns = {{0, 70'000'000}};
   const Hygiene h = hygiene_between(before, after, {});
   EXPECT_EQ(h.rt_throttled, -1);
   EXPECT_EQ(h.rt_throttled_source, "unavailable");

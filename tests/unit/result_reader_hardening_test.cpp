@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -232,6 +233,31 @@ TEST(ResultReaderHardening, TheDocumentIsCheckedAroundItsPiecesToo) {
             std::string::npos);
   EXPECT_NE(text_error_of("[1,2]").find("not a result document"), std::string::npos);
   EXPECT_NE(text_error_of("").find("not valid JSON"), std::string::npos);
+}
+
+// Cases are paired by name: a suite listing one twice is refused by the full read and by the
+// history's read alike; the same name in two suites is fine.
+TEST(ResultReaderHardening, ASuiteListingACaseTwiceIsRefused) {
+  json doc = valid();
+  doc["suites"][0]["cases"].push_back(doc["suites"][0]["cases"][0]);
+  const std::string expect =
+      "suites[0].cases[1]: suite 'cyclic' lists case 'cpu0' twice (first at cases[0])";
+  EXPECT_NE(error_of(doc).find(expect), std::string::npos) << error_of(doc);
+  const std::string path = ::testing::TempDir() + "/twice." + std::to_string(getpid()) + ".json";
+  ASSERT_TRUE((std::ofstream(path) << doc.dump()).good());
+  for (const bool history_only : {false, true}) {
+    try {
+      read_report_file(path, {.history_only = history_only});
+      ADD_FAILURE() << "history_only " << history_only << ": loaded";
+    } catch (const JsonError& e) {
+      EXPECT_NE(std::string(e.what()).find(expect), std::string::npos) << e.what();
+    }
+  }
+  unlink(path.c_str());
+  doc = valid();
+  doc["suites"].push_back(doc["suites"][0]);
+  doc["suites"][1]["name"] = "cyclic.other";
+  EXPECT_EQ(error_of(doc), "");
 }
 
 TEST(ResultReaderHardening, AResultIsReadFromAPipe) {
