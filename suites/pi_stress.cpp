@@ -16,8 +16,14 @@
 // and the group 'deadlocks' with PI working (seen under Debian's 6.1 PREEMPT_RT kernel). So mid
 // spins only once high is past the barrier, on its way into the lock: from then on high is
 // running or blocked in the kernel on something that boosts its owner. mid's spin is bounded by
-// `deadlock_ms`: past it the group is declared deadlocked ("group N deadlocked"), the suite
-// fails, and mid stops spinning so that the machine and the run recover. Throughput is
+// `deadlock_ms` of mid's own CPU time: past it the group is declared deadlocked ("group N
+// deadlocked"), the suite fails, and mid stops spinning so that the machine and the run recover.
+// CPU time, not wall time: with PI working low preempts mid, so mid's clock stands still however
+// long the round takes, and it stands still too while the host has the vCPU (steal) or the
+// kernel's CFS protection (RT throttling, the fair server) runs SCHED_OTHER tasks, since the RT
+// class saturates each group's CPU here. Only mid spinning while low starves counts. A round
+// held off that long in wall time (4 x deadlock_ms) by anything else ends mid's spin as well,
+// counted apart ("held_off"), so the watchdog never sees a stalled group. Throughput is
 // inversions (completed rounds) per second.
 #include <algorithm>
 #include <barrier>
@@ -45,9 +51,10 @@ struct alignas(64) Group {
   std::atomic<std::uint64_t> high_done{0};  // the last round high got through
   // mid's gate: the round high is in (low 31 bits), kMidAsleep while mid sleeps on it (a futex).
   std::atomic<std::uint32_t> high_in{0};
-  std::atomic<bool> quit{false};            // set by mid on deadlock or at the end
-  bool deadlocked = false;                  // written by mid only
-  std::uint64_t rounds = 0;                 // written by high only
+  std::atomic<bool> quit{false};  // set by mid on deadlock or at the end
+  bool deadlocked = false;        // written by mid only
+  std::uint64_t held_off = 0;     // rounds mid gave up on in wall time; mid only
+  std::uint64_t rounds = 0;       // written by high only
   rtgate::LiveStats& live;
 };
 
@@ -75,7 +82,7 @@ void wait_for_gate(Group& g, std::uint64_t round) {
 }
 
 struct Timing {
-  std::int64_t end_ns, low_work_ns, deadlock_ns;
+  std::int64_t end_ns, low_work_ns, deadlock_ns, held_off_ns;
 };
 
 void low_body(Group& g, const Timing& t) {
@@ -127,10 +134,16 @@ void mid_body(Group& g, const Timing& t, const std::atomic<bool>& stop) {
       return;
     }
     wait_for_gate(g, round);
-    const std::int64_t give_up = rtgate::monotonic_ns() + t.deadlock_ns;
+    const std::int64_t cpu0 = rtgate::thread_cpu_ns();
+    const std::int64_t held_off = rtgate::monotonic_ns() + t.held_off_ns;
     while (g.high_done.load(std::memory_order_acquire) != round) {
-      if (rtgate::monotonic_ns() >= give_up) {
-        g.deadlocked = true;  // stop spinning: low can run, high gets through, the round ends
+      // Stop spinning either way: low can run, high gets through, the round ends.
+      if (rtgate::thread_cpu_ns() - cpu0 >= t.deadlock_ns) {
+        g.deadlocked = true;
+        break;
+      }
+      if (rtgate::monotonic_ns() >= held_off) {
+        ++g.held_off;
         break;
       }
     }
@@ -145,13 +158,17 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
       p.get_int("groups") > 0 ? p.get_int("groups") : static_cast<std::int64_t>(cpus.size()));
   const int low = static_cast<int>(p.get_int("low_prio"));
   // Deadlock detection must end mid's spin before the watchdog sees the group stalled (it would
-  // end the suite as "error" and demote the group's published thread, not the spinner): at most
-  // half the watchdog's stall time.
+  // end the suite as "error" and demote the group's published thread, not the spinner): the
+  // wall-time bound at most half the watchdog's stall time.
   const std::int64_t asked_ns = p.get_int("deadlock_ms") * 1'000'000;
   const auto cap_ns = static_cast<std::int64_t>(ctx.watchdog_s() * 0.5e9);
+  // The CPU-time bound a quarter of it, so that a real deadlock (mid's CPU time running with
+  // the wall clock) is found before the wall-time bound.
+  const std::int64_t deadlock_ns = std::min(asked_ns, cap_ns / 2);
   const Timing t{.end_ns = rtgate::monotonic_ns() + ctx.duration_ns(),
                  .low_work_ns = p.get_int("low_work_us") * 1000,
-                 .deadlock_ns = std::min(asked_ns, cap_ns)};
+                 .deadlock_ns = deadlock_ns,
+                 .held_off_ns = std::min(4 * deadlock_ns, cap_ns)};
   std::vector<std::unique_ptr<Group>> groups;
   for (std::size_t i = 0; i < n; ++i) {
     groups.push_back(std::make_unique<Group>(ctx.track("group" + std::to_string(i))));
@@ -206,6 +223,8 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
     c.metrics.push_back(rtgate::Metric::throughput("inversions", "inversions/s",
                                                    static_cast<double>(g.rounds) / seconds));
     c.metrics.push_back(rtgate::Metric::count("deadlocks", g.deadlocked ? 1 : 0, "groups"));
+    c.metrics.push_back(
+        rtgate::Metric::count("held_off", static_cast<double>(g.held_off), "rounds"));
     if (g.deadlocked)
       deadlocked += (deadlocked.empty() ? "group " : ", group ") + std::to_string(i);
     result.cases.push_back(std::move(c));
@@ -213,13 +232,14 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
   if (!deadlocked.empty()) {
     result.status = rtgate::SuiteStatus::kFailed;
     result.reason = deadlocked + " deadlocked: mid starved low for " +
-                    std::to_string(t.deadlock_ns / 1'000'000) + " ms (no priority inheritance?)";
+                    std::to_string(t.deadlock_ns / 1'000'000) +
+                    " ms of its CPU time (no priority inheritance?)";
   }
   if (t.deadlock_ns < asked_ns) {
     result.reason += (result.reason.empty() ? "" : "; ") + std::string("deadlock_ms ") +
                      std::to_string(asked_ns / 1'000'000) + " capped at " +
                      std::to_string(t.deadlock_ns / 1'000'000) +
-                     " ms, half the --watchdog stall time";
+                     " ms, a quarter of the --watchdog stall time";
   }
   return result;
 }

@@ -79,7 +79,7 @@ TEST(LockSuites, PiStressRunsWithPiAndDetectsDeadlockWithout) {
 }
 
 // deadlock_ms above the watchdog's stall time: the deadlock is still reported as such (capped at
-// half the stall time), not as a watchdog error that demotes the wrong thread.
+// a quarter of the stall time), not as a watchdog error that demotes the wrong thread.
 TEST(LockSuites, PiStressDeadlockDetectionStaysBelowTheWatchdog) {
   SKIP_WITHOUT_FIFO();
   const auto doc = run_json({"run", "pi.stress", "--duration", "2", "--watchdog", "1", "-p",
@@ -89,7 +89,7 @@ TEST(LockSuites, PiStressDeadlockDetectionStaysBelowTheWatchdog) {
   EXPECT_EQ(s["status"], "failed") << s["reason"];
   const std::string reason = s["reason"];
   EXPECT_NE(reason.find("deadlocked"), std::string::npos) << reason;
-  EXPECT_NE(reason.find("capped at 500 ms"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("capped at 250 ms"), std::string::npos) << reason;
   EXPECT_EQ(reason.find("watchdog:"), std::string::npos) << reason;
 }
 
