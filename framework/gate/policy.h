@@ -16,7 +16,7 @@
 //   latency_min_runs: 2            # runs a side a metric needs (without a calibrated prior)
 //   allow_env_mismatch: false
 //   allow_contaminated: false      # true: judge runs that foreign RT threads disturbed
-//   max_steal_pct: 1               # CPU steal (of the suite's CPU time) that still counts as clean
+//   max_steal_pct: 1               # steal (of a run's CPU time) under which it is not weighed
 //   seed: 1                        # kept for older files (no decision is randomised)
 //   bootstrap_resamples: 2000      # likewise
 //   budgets_ns:                    # hard limits on a latency metric's exact max
@@ -116,9 +116,8 @@ struct Policy {
   // threads of other processes running (hygiene.foreign_rt_threads) is inconclusive instead,
   // unless a budget decided. The foreign threads are named in the reason.
   bool allow_contaminated = false;
-  // CPU steal above this share of a suite's CPU time (percent) is interference. 1% is where
-  // steal can move a percentile; a VM that always steals more (a cloud CI runner) can raise it
-  // knowingly rather than turn every check off with allow_contaminated.
+  // Host steal under this share of each run's CPU time (percent), on both sides, is not weighed;
+  // over it, runs are compared only with runs that lost as much (steal_matching.h).
   double max_steal_pct = 1;
   std::uint64_t seed = 1;
   int bootstrap_resamples = 2000;
