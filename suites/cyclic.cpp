@@ -104,7 +104,11 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
     if (!w) continue;  // its thread failed to build it: the run ends as an error saying why
     rtgate::Case c;
     c.name = "cpu" + std::to_string(w->cpu);
-    c.labels = {{"cpu", std::to_string(w->cpu)}, {"thread_class", "rt"}};
+    // period_us: what a missed period costs in time, so that the gate can bound how many
+    // missed periods the host's steal could explain.
+    c.labels = {{"cpu", std::to_string(w->cpu)},
+                {"thread_class", "rt"},
+                {"period_us", std::to_string(w->interval_ns / 1000)}};
     c.metrics.push_back(rtgate::Metric::latency("wakeup_latency", std::move(w->rec.histogram()),
                                                 std::move(w->rec.block_maxima())));
     c.metrics.push_back(

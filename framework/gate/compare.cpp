@@ -1,6 +1,7 @@
 #include "framework/gate/compare.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "framework/gate/comparability.h"
 #include "framework/gate/environment_diff.h"
@@ -109,12 +110,12 @@ std::string interference(const SuiteResult& s) {
   return out;
 }
 
-// Makes every decided verdict of the suite (or of its case `only_case`) inconclusive with `why`,
-// except a budget's and the rows that are not gated.
-void undecide(SuiteVerdict& s, const std::string& why, const std::string& only_case = "") {
+// Makes every decided verdict of the suite inconclusive with `why`, except a budget's and the
+// rows that are not gated.
+void undecide(SuiteVerdict& s, const std::string& why) {
   for (MetricVerdict& m : s.metrics) {
     if (!m.gated || m.verdict == Verdict::kMissing || m.verdict == Verdict::kInconclusive ||
-        m.decided_by == "budget" || (!only_case.empty() && m.case_name != only_case)) {
+        m.decided_by == "budget") {
       continue;
     }
     m.reason = "would be " + std::string(to_string(m.verdict)) + " (" + m.reason + "), but " + why;
@@ -122,19 +123,43 @@ void undecide(SuiteVerdict& s, const std::string& why, const std::string& only_c
   }
 }
 
-// What weighing the host's steal did to the suite (steal_matching.h): the cases left without
-// comparable runs are inconclusive, and the notes say what was set aside.
+// Whether the steal its kept runs still differ by could explain row `m`'s verdict
+// (steal_matching.h): the reason if so, "" if the change is beyond it.
+std::string steal_explains(const MetricVerdict& m, const StealExcess& e) {
+  const bool worse = m.verdict == Verdict::kRegressed;
+  const double share = worse ? e.current
+                       : m.verdict == Verdict::kUnchanged || m.verdict == Verdict::kImproved
+                           ? e.baseline
+                           : 0;
+  if (!m.gated || share <= 0 || m.decided_by == "budget") return "";
+  const bool decided = m.verdict != Verdict::kUnchanged;  // "unchanged" may hide what steal did
+  if (decided && (m.kind == MetricKind::kThroughput || m.kind == MetricKind::kDuration) &&
+      std::abs(m.change_pct) / 100 > share) {
+    return "";  // more than the stolen share of the run
+  }
+  if (decided && m.kind == MetricKind::kCount && e.period_ms > 0 &&
+      std::abs(m.current - m.baseline) > share * e.run_ms / e.period_ms) {
+    return "";  // more periods than the stolen time spans
+  }
+  return e.steal + "; the " + (worse ? "current" : "baseline") + " runs kept lost up to " +
+         fmt::num(100 * share) + "% more of a run than the other side's";
+}
+
+// What weighing the host's steal did to the suite (steal_matching.h): the verdicts the steal
+// still left between the kept runs could explain are inconclusive, and the notes say what was
+// set aside.
 void weigh_steal(const StealMatched& steal, SuiteVerdict& s) {
   if (!steal.applied) return;
-  for (const auto& [key, why] : steal.unjudgeable) {
-    if (key.first != s.suite) continue;
-    undecide(s, why, key.second);
-    for (MetricVerdict& m : s.metrics) {
-      // Left with no runs, the judge said so without the cause; the cause comes first.
-      if (m.case_name == key.second && m.gated && m.verdict == Verdict::kInconclusive &&
-          m.reason.find(why) == std::string::npos) {
-        m.reason = why + " (" + m.reason + ")";
-      }
+  for (MetricVerdict& m : s.metrics) {
+    const auto it = steal.excess.find({s.suite, m.case_name});
+    if (it == steal.excess.end() || m.verdict == Verdict::kInconclusive ||
+        m.verdict == Verdict::kMissing) {
+      continue;
+    }
+    if (const std::string why = steal_explains(m, it->second); !why.empty()) {
+      m.reason =
+          "would be " + std::string(to_string(m.verdict)) + " (" + m.reason + "), but " + why;
+      m.verdict = Verdict::kInconclusive;
     }
   }
   if (const auto it = steal.notes.find(s.suite); it != steal.notes.end()) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 
 namespace rtgate::gate {
 namespace {
@@ -45,6 +46,22 @@ void erase_runs(std::vector<T>& v, const std::vector<bool>& drop) {
     if (!drop[i]) kept.push_back(std::move(v[i]));
   }
   v = std::move(kept);
+}
+
+// The share at or under which a side keeps its runs: `limit`, or its second least-stolen run's
+// share when fewer than two would be left.
+double keep_limit(std::vector<double> shares, double limit) {
+  std::sort(shares.begin(), shares.end());
+  return shares.size() < 2 ? std::max(limit, shares.empty() ? limit : shares[0])
+                           : std::max(limit, shares[1]);
+}
+
+double kept_max(const std::vector<double>& shares, double limit) {
+  double out = 0;
+  for (const double s : shares) {
+    if (s <= limit) out = std::max(out, s);
+  }
+  return out;
 }
 
 // Sets aside the runs of `c` whose share is over `limit`; returns how many remain.
@@ -142,12 +159,15 @@ StealMatched match_steal(const std::vector<const RunReport*>& base, const RunRep
       const double cur_max = *std::max_element(cur_shares.begin(), cur_shares.end());
       const double base_max = *std::max_element(all_base.begin(), all_base.end());
       if (std::max(cur_max, base_max) <= floor) continue;
-      const double limit = std::max(floor, std::min(cur_max, base_max) + tolerance(cs));
-      const std::size_t cur_kept = set_aside(cc, cur_shares, limit);
+      const double tol = tolerance(cs);
+      const double limit = std::max(floor, std::min(cur_max, base_max) + tol);
+      const double cur_limit = keep_limit(cur_shares, limit);
+      const double base_limit = keep_limit(all_base, limit);
+      const std::size_t cur_kept = set_aside(cc, cur_shares, cur_limit);
       std::size_t base_kept = 0;
       for (std::size_t i = 0; i < bsuites.size(); ++i) {
         if (Case* bc = find_case(bsuites[i], cc.name)) {
-          base_kept += set_aside(*bc, base_shares[i], limit);
+          base_kept += set_aside(*bc, base_shares[i], base_limit);
         }
       }
       const std::size_t cur_aside = cur_shares.size() - cur_kept;
@@ -156,17 +176,22 @@ StealMatched match_steal(const std::vector<const RunReport*>& base, const RunRep
       const std::string steal = "host steal of " + where + ": baseline runs " + range(all_base) +
                                 ", current runs " + range(cur_shares);
       if (cur_aside + base_aside > 0) {
-        m.notes[cs.name].push_back(cc.name + ": " + steal + "; set aside the runs over " +
-                                   pct(limit) + " (" + std::to_string(cur_aside) + " current, " +
-                                   std::to_string(base_aside) + " baseline)");
+        m.notes[cs.name].push_back(
+            cc.name + ": " + steal + "; set aside the runs over the other side's most-stolen (" +
+            std::to_string(cur_aside) + " current, " + std::to_string(base_aside) + " baseline)");
       }
-      const std::size_t need_cur = std::min<std::size_t>(2, cur_shares.size());
-      const std::size_t need_base = std::min<std::size_t>(2, all_base.size());
-      if (cur_kept < need_cur || base_kept < need_base) {
-        m.unjudgeable[{cs.name, cc.name}] =
-            steal + ": too few runs saw comparable steal (" + std::to_string(cur_kept) +
-            " current, " + std::to_string(base_kept) + " baseline at or under " + pct(limit) + ")";
+      const double cur_top = kept_max(cur_shares, cur_limit);
+      const double base_top = kept_max(all_base, base_limit);
+      // Beyond every run of the other side, set aside or not: what matching could not remove.
+      StealExcess e{.current = std::max(0.0, cur_top - base_max - tol),
+                    .baseline = std::max(0.0, base_top - cur_max - tol),
+                    .run_ms = cs.duration_s * 1000 / std::max(1, cs.runs),
+                    .period_ms = 0,
+                    .steal = steal};
+      if (const auto p = cc.labels.find("period_us"); p != cc.labels.end()) {
+        e.period_ms = std::atof(p->second.c_str()) / 1000;
       }
+      if (e.current > 0 || e.baseline > 0) m.excess[{cs.name, cc.name}] = std::move(e);
     }
   }
   return m;
