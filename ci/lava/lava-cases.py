@@ -18,7 +18,8 @@ ci/gate-kernel.sh writes it) gives the gate's verdicts: the JSON has none. What 
   --measurement   latency: the exact max, in us (the worst case is what an RT gate is about);
   --units         throughput: the harmonic mean over the runs, in the metric's unit (Mops/s);
                   duration and count: the mean per run, in the metric's unit
-  <suite>.status  only for a suite that did not pass: fail (failed, error) or skip (skipped),
+  <suite>.status  only for a suite that did not pass: fail (failed, error) or skip (skipped,
+                  inconclusive),
                   no measurement; the reason is printed to the log
   rtgate-gate     with --exit-code, last: 0 pass, 3 skip (inconclusive), anything else fail;
                   the measurement is the exit code, so the lab sees which failure it was
@@ -84,8 +85,10 @@ def cases_from(result, verdicts):
     out, seen = [], set()
     for suite in result.get("suites", []):
         sname, status = suite.get("name", ""), suite.get("status", "")
-        # Failed, error, or anything else that is not passed or skipped: fail.
-        suite_result = None if status == "passed" else "skip" if status == "skipped" else "fail"
+        # Failed, error, or anything else that is not passed, skipped or inconclusive: fail.
+        # Inconclusive (the host kept the check from judging) is neither pass nor fail: skip.
+        suite_result = (None if status == "passed"
+                        else "skip" if status in ("skipped", "inconclusive") else "fail")
         if suite_result:
             out.append((case_name(sname, "status"), suite_result, None,
                         f"{status}: {suite.get('reason', '')}"))
