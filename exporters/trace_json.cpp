@@ -1,5 +1,7 @@
 #include "exporters/trace_json.h"
 
+#include <charconv>
+
 #include "exporters/json_number.h"
 
 namespace rtgate {
@@ -33,6 +35,28 @@ trace::WaitStats wait_from(const json& j) {
           .max_ns = val<std::int64_t>(j, "max_ns", 0)};
 }
 
+ojson part_json(const trace::AnalysisPart& p) {
+  ojson pj = {{"kind", p.kind}, {"name", p.name}};
+  if (p.kind == "task") {
+    pj["pid"] = p.pid;
+    pj["policy"] = p.policy;
+    pj["prio"] = p.prio;
+  }
+  pj["ns"] = p.ns;
+  pj["count"] = p.count;
+  return pj;
+}
+
+trace::AnalysisPart part_from(const json& p) {
+  return {.kind = val<std::string>(p, "kind", ""),
+          .name = val<std::string>(p, "name", ""),
+          .pid = val<pid_t>(p, "pid", 0),
+          .policy = val<std::string>(p, "policy", ""),
+          .prio = val<int>(p, "prio", 0),
+          .ns = val<std::int64_t>(p, "ns", 0),
+          .count = val<int>(p, "count", 0)};
+}
+
 ojson analysis_json(const trace::SampleAnalysis& a) {
   ojson j;
   j["trigger"] = a.trigger;
@@ -46,17 +70,7 @@ ojson analysis_json(const trace::SampleAnalysis& a) {
   j["woken_ns"] = a.woken_ns;
   j["got_cpu_ns"] = a.got_cpu_ns;
   j["parts"] = ojson::array();
-  for (const trace::AnalysisPart& p : a.parts) {
-    ojson pj = {{"kind", p.kind}, {"name", p.name}};
-    if (p.kind == "task") {
-      pj["pid"] = p.pid;
-      pj["policy"] = p.policy;
-      pj["prio"] = p.prio;
-    }
-    pj["ns"] = p.ns;
-    pj["count"] = p.count;
-    j["parts"].push_back(std::move(pj));
-  }
+  for (const trace::AnalysisPart& p : a.parts) j["parts"].push_back(part_json(p));
   j["pi_boosts"] = ojson::array();
   for (const trace::PiBoost& b : a.pi_boosts) {
     j["pi_boosts"].push_back({{"pid", b.pid},
@@ -65,6 +79,11 @@ ojson analysis_json(const trace::SampleAnalysis& a) {
                               {"new_prio", b.new_prio},
                               {"at_ns", b.at_ns}});
   }
+  if (a.steal_ns >= 0) {
+    j["steal_ns"] = a.steal_ns;
+    j["steal_window_ns"] = a.steal_window_ns;
+  }
+  if (a.delayed_by) j["delayed_by"] = part_json(*a.delayed_by);
   j["note"] = a.note;
   j["excerpt_file"] = a.excerpt_file;
   return j;
@@ -82,21 +101,18 @@ trace::SampleAnalysis analysis_from(const json& j) {
   a.timer_fired_ns = val<std::int64_t>(j, "timer_fired_ns", -1);
   a.woken_ns = val<std::int64_t>(j, "woken_ns", -1);
   a.got_cpu_ns = val<std::int64_t>(j, "got_cpu_ns", -1);
-  for (const json& p : arr(j, "parts")) {
-    a.parts.push_back({.kind = val<std::string>(p, "kind", ""),
-                       .name = val<std::string>(p, "name", ""),
-                       .pid = val<pid_t>(p, "pid", 0),
-                       .policy = val<std::string>(p, "policy", ""),
-                       .prio = val<int>(p, "prio", 0),
-                       .ns = val<std::int64_t>(p, "ns", 0),
-                       .count = val<int>(p, "count", 0)});
-  }
+  for (const json& p : arr(j, "parts")) a.parts.push_back(part_from(p));
   for (const json& b : arr(j, "pi_boosts")) {
     a.pi_boosts.push_back({.pid = val<pid_t>(b, "pid", 0),
                            .comm = val<std::string>(b, "comm", ""),
                            .old_prio = val<int>(b, "old_prio", 0),
                            .new_prio = val<int>(b, "new_prio", 0),
                            .at_ns = val<std::int64_t>(b, "at_ns", 0)});
+  }
+  a.steal_ns = val<std::int64_t>(j, "steal_ns", -1);
+  a.steal_window_ns = val<std::int64_t>(j, "steal_window_ns", 0);
+  if (const json d = val<json>(j, "delayed_by", json()); d.is_object()) {
+    a.delayed_by = part_from(d);
   }
   a.note = val<std::string>(j, "note", "");
   a.excerpt_file = val<std::string>(j, "excerpt_file", "");
@@ -129,6 +145,12 @@ ojson trace_record_json(const TraceRecord& r) {
   j["missing_events"] = r.missing_events;
   if (!r.break_reason.empty()) j["break"] = r.break_reason;
   j["analysis"] = analyses_json(r.analysis);
+  if (!r.steal_source.empty()) j["steal_source"] = r.steal_source;
+  if (!r.cfs_while_rt_runnable_ms.empty()) {
+    ojson per_cpu = ojson::object();
+    for (const auto& [cpu, runs] : r.cfs_while_rt_runnable_ms) per_cpu[std::to_string(cpu)] = runs;
+    j["cfs_while_rt_runnable_ms"] = std::move(per_cpu);
+  }
   if (r.locks.traced) {
     ojson locks = ojson::array();
     for (const trace::LockWait& w : r.locks.locks) {
@@ -156,6 +178,18 @@ TraceRecord trace_record_from(const json& j) {
   r.missing_events = val<std::vector<std::string>>(j, "missing_events", {});
   r.break_reason = val<std::string>(j, "break", "");
   r.analysis = analyses_from(val<json>(j, "analysis", json::array()));
+  r.steal_source = val<std::string>(j, "steal_source", "");
+  if (const json c = val<json>(j, "cfs_while_rt_runnable_ms", json()); c.is_object()) {
+    for (const auto& [key, runs] : c.items()) {
+      int cpu = -1;
+      const auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), cpu);
+      if (ec != std::errc() || end != key.data() + key.size() || cpu < 0 || !runs.is_array()) {
+        continue;
+      }
+      auto& into = r.cfs_while_rt_runnable_ms[cpu];
+      for (const json& ms : runs) into.push_back(json_number::as<double>(ms).value_or(0));
+    }
+  }
   if (j.is_object() && j.contains("lock_contention")) {
     const json& lc = j["lock_contention"];
     r.locks.traced = true;

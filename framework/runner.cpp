@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <future>
 #include <memory>
 #include <optional>
@@ -228,6 +229,23 @@ void add_throttling(Hygiene& h, const rt::RtThrottleWatch& w) {
   if (kmsg > 0) h.rt_throttled_source += "; kmsg";
 }
 
+// What the kernel's CFS protection took from the RT class in the suite: measured from
+// sched_switch with --trace (per CPU, summed over the runs), otherwise unknown.
+std::string cfs_time_taken(const SuiteResult& res) {
+  if (!res.trace || res.trace->cfs_while_rt_runnable_ms.empty()) {
+    return "the time it took is not measured without --trace";
+  }
+  std::string out = "SCHED_OTHER ran while RT was runnable (--trace):";
+  for (const auto& [cpu, per_run] : res.trace->cfs_while_rt_runnable_ms) {
+    double ms = 0;
+    for (const double v : per_run) ms += v;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, " CPU %d %.1f ms", cpu, ms);
+    out += buf;
+  }
+  return out;
+}
+
 // What the result records of its options: the ones as given (not the CPUs they resolved to), so
 // that two results can be told apart by how they were asked for.
 RunOptionsRecord record_of(const RunOptions& opt) {
@@ -328,7 +346,7 @@ RunOutcome run_suites(const std::vector<SelectedSuite>& selection, const RunOpti
     Hygiene h = hygiene_between(before, take_hygiene_snapshot(), {getpid()});
     h.steal_ms_per_run = std::move(steal_per_run);
     add_throttling(h, throttle);
-    h.cfs_protection = rt::describe_cfs_protection();
+    h.cfs_protection = rt::describe_cfs_protection() + "; " + cfs_time_taken(res);
     assess_hygiene(res, std::move(h));
     out.report.suites.push_back(std::move(res));
     if (on_suite_done) on_suite_done(out.report);

@@ -190,16 +190,22 @@ const Case* CaseIndex::find(const std::string& case_name) const {
 
 void merge_analyses(std::vector<trace::SampleAnalysis>& into,
                     const std::vector<trace::SampleAnalysis>& from) {
+  // "worst" and "break" are one kind, "guest_worst" another, ranked by its guest latency.
+  const auto kind = [](const trace::SampleAnalysis& x) {
+    return x.trigger == "threshold" ? 0 : x.trigger == "guest_worst" ? 2 : 1;
+  };
+  const auto rank = [&](const trace::SampleAnalysis& x) {
+    return kind(x) == 2 ? x.guest_latency_ns() : x.latency_ns;
+  };
   for (const trace::SampleAnalysis& a : from) {
-    const bool worst = a.trigger != "threshold";
-    auto same = [&](const trace::SampleAnalysis& x) {
-      return x.cpu == a.cpu && x.thread == a.thread && (x.trigger != "threshold") == worst;
-    };
-    if (worst) {
+    if (kind(a) != 0) {
+      auto same = [&](const trace::SampleAnalysis& x) {
+        return x.cpu == a.cpu && x.thread == a.thread && kind(x) == kind(a);
+      };
       auto it = std::find_if(into.begin(), into.end(), same);
       if (it == into.end()) {
         into.push_back(a);
-      } else if (a.latency_ns > it->latency_ns) {
+      } else if (rank(a) > rank(*it)) {
         *it = a;
       }
       continue;
@@ -228,6 +234,11 @@ void TraceRecord::merge(const TraceRecord& o) {
   add_unique(missing_events, o.missing_events);
   merge_analyses(analysis, o.analysis);
   locks.merge(o.locks);
+  if (steal_source.empty()) steal_source = o.steal_source;
+  for (const auto& [cpu, per_run] : o.cfs_while_rt_runnable_ms) {
+    auto& mine = cfs_while_rt_runnable_ms[cpu];
+    mine.insert(mine.end(), per_run.begin(), per_run.end());
+  }
 }
 
 void SuiteResult::merge_run(const SuiteResult& run) {

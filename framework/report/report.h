@@ -135,11 +135,16 @@ struct TraceRecord {
   std::string break_reason;  // --break-us stopped the trace and the suite: the sample
   std::vector<trace::SampleAnalysis> analysis;  // samples of threads no case claims
   trace::LockContention locks;                  // --trace=locks
+  std::string steal_source;  // where the analyses' host steal came from (cpu_steal.h); "" none
+  // Per traced CPU, one value per run: time SCHED_OTHER tasks ran while an RT task there was
+  // runnable (the fair server's or RT throttling's share; trace/cfs_while_rt.h).
+  std::map<int, std::vector<double>> cfs_while_rt_runnable_ms;
   void merge(const TraceRecord& o);
 };
 
-// Folds `from` into `into`: per CPU and thread the worse of the two worst samples, and the
-// threshold crossings up to kMaxCrossings per CPU.
+// Folds `from` into `into`: per CPU and thread the worse of the two worst samples (and of the
+// two guest worsts, by latency once host time is set aside), and the threshold crossings up to
+// kMaxCrossings per CPU.
 void merge_analyses(std::vector<trace::SampleAnalysis>& into,
                     const std::vector<trace::SampleAnalysis>& from);
 inline constexpr std::size_t kMaxCrossings = 8;

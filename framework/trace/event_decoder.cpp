@@ -49,8 +49,9 @@ struct Known {
 const Known kKnown[] = {
     {"sched", "sched_switch", Ev::kSwitch,
      {"prev_pid", "prev_prio", "prev_comm", "next_pid", "next_prio", "next_comm", "prev_state"}},
-    {"sched", "sched_waking", Ev::kWaking, {"pid", "prio", "comm"}},
-    {"sched", "sched_wakeup", Ev::kWakeup, {"pid", "prio", "comm"}},
+    {"sched", "sched_waking", Ev::kWaking, {"pid", "prio", "comm", "target_cpu"}},
+    {"sched", "sched_wakeup", Ev::kWakeup, {"pid", "prio", "comm", "target_cpu"}},
+    {"sched", "sched_migrate_task", Ev::kMigrate, {"pid", "prio", "comm", "dest_cpu"}},
     {"sched", "sched_pi_setprio", Ev::kPiSetprio, {"pid", "oldprio", "comm", "newprio"}},
     {"irq", "irq_handler_entry", Ev::kIrqEntry, {"irq", "name"}},
     {"irq", "irq_handler_exit", Ev::kIrqExit, {"irq"}},
@@ -113,9 +114,12 @@ std::optional<TraceEvent> EventDecoder::decode(tep_event* event, tep_record* r, 
       break;
     case Ev::kWaking:
     case Ev::kWakeup:
+    case Ev::kMigrate:
       e.pid2 = static_cast<pid_t>(num(0));
       e.prio2 = static_cast<int>(num(1));
-      e.comm2 = chars(f.f[2], r);
+      // sched_migrate_task's comm is a __data_loc string, the wakeups' a char[16].
+      e.comm2 = e.type == Ev::kMigrate ? dynamic_string(f.f[2], r) : chars(f.f[2], r);
+      e.value = static_cast<std::int64_t>(num(3));
       break;
     case Ev::kPiSetprio:
       e.pid2 = static_cast<pid_t>(num(0));

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <tuple>
 
+#include "framework/trace/host_placement.h"
+
 namespace rtgate::trace {
 namespace {
 
@@ -90,7 +92,7 @@ std::string policy_of_live_task(pid_t pid) {
 }
 
 SampleAnalysis analyze_sample(const Marker& m, const std::vector<const TraceEvent*>& events,
-                              pid_t current, const PolicyOf& policy_of) {
+                              pid_t current, const PolicyOf& policy_of, WindowSteal steal) {
   SampleAnalysis a;
   a.trigger = m.is_break ? "break" : "threshold";
   a.cpu = m.cpu;
@@ -101,26 +103,25 @@ SampleAnalysis analyze_sample(const Marker& m, const std::vector<const TraceEven
   const std::int64_t d = m.deadline_ns, w = m.deadline_ns + m.latency_ns;
 
   std::map<pid_t, Task> tasks;
-  std::map<Key, AnalysisPart> parts;
   std::vector<Ctx> irqs;
   pid_t cur = current;
   int missed_switches = 0;
   std::uint64_t timer = 0;
   const std::int64_t first_ts = events.empty() ? w : events.front()->ts;
-  Key last_key;
+  // The interval cut into stretches of one context each, and each stretch's part.
+  std::vector<Segment> segments;
+  std::vector<Key> segment_keys;
 
   auto credit = [&](Key key, const std::string& kind, const std::string& name, pid_t pid,
-                    std::int64_t ns) {
-    if (ns <= 0) return;
-    AnalysisPart& p = parts[key];
-    if (p.kind.empty()) {
-      p.kind = kind;
-      p.name = name;
-      p.pid = pid;
+                    std::int64_t from, std::int64_t to) {
+    if (to <= from) return;
+    if (!segment_keys.empty() && segment_keys.back() == key) {
+      segments.back().ns += to - from;
+      return;
     }
-    p.ns += ns;
-    if (key != last_key) ++p.count;
-    last_key = key;
+    segments.push_back(
+        {.kind = kind, .name = name, .pid = pid, .from_ns = from - d, .ns = to - from});
+    segment_keys.push_back(std::move(key));
   };
   // Credits [from, to] (clipped to the interval) to what the CPU was doing.
   auto credit_span = [&](std::int64_t from, std::int64_t to) {
@@ -129,12 +130,12 @@ SampleAnalysis analyze_sample(const Marker& m, const std::vector<const TraceEven
     if (to <= from) return;
     if (!irqs.empty()) {
       const Ctx& c = irqs.back();
-      return credit({c.kind, c.name, 0}, c.kind, c.name, 0, to - from);
+      return credit({c.kind, c.name, 0}, c.kind, c.name, 0, from, to);
     }
-    if (cur < 0) return credit({"untraced", "", 0}, "untraced", "not in the trace", 0, to - from);
-    if (cur == m.tid) return credit({"self", "", 0}, "self", m.thread, cur, to - from);
-    if (cur == 0) return credit({"idle", "", 0}, "idle", "idle", 0, to - from);
-    credit({"task", "", cur}, "task", tasks[cur].comm, cur, to - from);
+    if (cur < 0) return credit({"untraced", "", 0}, "untraced", "not in the trace", 0, from, to);
+    if (cur == m.tid) return credit({"self", "", 0}, "self", m.thread, cur, from, to);
+    if (cur == 0) return credit({"idle", "", 0}, "idle", "idle", 0, from, to);
+    credit({"task", "", cur}, "task", tasks[cur].comm, cur, from, to);
   };
   auto learn = [&](pid_t pid, const std::string& comm, int prio) {
     Task& t = tasks[pid];
@@ -143,7 +144,7 @@ SampleAnalysis analyze_sample(const Marker& m, const std::vector<const TraceEven
   };
 
   if (first_ts > d) {
-    credit({"untraced", "", 0}, "untraced", "not in the trace", 0, std::min(first_ts, w) - d);
+    credit({"untraced", "", 0}, "untraced", "not in the trace", 0, d, std::min(first_ts, w));
     a.note = "the trace begins " + fmt_us(first_ts - d) + " after the deadline";
   }
   std::int64_t t = std::max(first_ts, d);
@@ -215,6 +216,33 @@ SampleAnalysis analyze_sample(const Marker& m, const std::vector<const TraceEven
   }
   credit_span(t, w);
 
+  // The host's share (host_placement.h), then each context's part of what is left.
+  const Milestones due{.due_ns = a.timer_fired_ns >= 0 ? a.timer_fired_ns : a.woken_ns};
+  for (Segment& s : segments) {
+    if (s.kind == "task" && s.name.empty()) s.name = tasks[s.pid].comm;
+  }
+  a.steal_ns = steal.ns;
+  a.steal_window_ns = steal.window_ns;
+  const std::int64_t placed = place_host_time(segments, due, steal.ns);
+  std::map<Key, AnalysisPart> parts;
+  AnalysisPart host{.kind = "host", .name = "vCPU not running"};
+  for (std::size_t i = 0; i < segments.size(); ++i) {
+    const Segment& s = segments[i];
+    if (s.host_ns > 0) {
+      host.ns += s.host_ns;
+      ++host.count;
+    }
+    AnalysisPart& p = parts[segment_keys[i]];
+    if (p.kind.empty()) {
+      p.kind = s.kind;
+      p.name = s.name;
+      p.pid = s.pid;
+    }
+    p.ns += s.ns - s.host_ns;
+    ++p.count;
+  }
+  if (host.ns > 0) parts[{"host", "", 0}] = host;
+
   for (auto& [key, p] : parts) {
     if (p.kind != "task") continue;
     const Task& task = tasks[p.pid];
@@ -228,6 +256,23 @@ SampleAnalysis analyze_sample(const Marker& m, const std::vector<const TraceEven
       if (p.policy.empty()) p.policy = "SCHED_OTHER";
     }
   }
+  // What delayed the thread: the largest part once the host's and the thread's own time are set
+  // aside, named when it is a task with at least a quarter of the guest's time. A stretch the
+  // host took part of does not count: how long its context really ran there is not known.
+  std::map<Key, std::int64_t> certain;
+  for (std::size_t i = 0; i < segments.size(); ++i) {
+    if (segments[i].host_ns == 0) certain[segment_keys[i]] += segments[i].ns;
+  }
+  const AnalysisPart* top = nullptr;
+  std::int64_t top_ns = 0;
+  for (const auto& [key, p] : parts) {
+    if (p.kind == "host" || p.kind == "self" || certain[key] <= top_ns) continue;
+    top = &p;
+    top_ns = certain[key];
+  }
+  if (top != nullptr && top->kind == "task" && top_ns * 4 >= m.latency_ns - placed) {
+    a.delayed_by = *top;
+  }
   for (auto& [key, p] : parts) a.parts.push_back(std::move(p));
   std::stable_sort(a.parts.begin(), a.parts.end(),
                    [](const AnalysisPart& x, const AnalysisPart& y) { return x.ns > y.ns; });
@@ -237,11 +282,30 @@ SampleAnalysis analyze_sample(const Marker& m, const std::vector<const TraceEven
              " context switch(es) missing from the trace: the running task was taken from the "
              "events it wrote" + (a.note.empty() ? "" : "; " + a.note);
   }
+  // The top task ran mostly before the thread's timer fired: the interrupt came late, which no
+  // task's priority explains.
+  std::int64_t before_due = 0;
+  const bool top_is_task = !a.parts.empty() && a.parts.front().kind == "task";
+  for (const Segment& s : segments) {
+    if (top_is_task && s.kind == "task" && s.pid == a.parts.front().pid && due.due_ns >= 0 &&
+        s.from_ns + s.ns <= due.due_ns) {
+      before_due += s.ns - s.host_ns;
+    }
+  }
+  if (!a.parts.empty() && before_due * 2 > a.parts.front().ns &&
+      a.parts.front().ns * 2 > a.latency_ns) {
+    a.note =
+        (a.note.empty() ? "" : a.note + "; ") + "the thread's timer fired " +
+        fmt_us(a.timer_fired_ns >= 0 ? a.timer_fired_ns : due.due_ns) +
+        " after its deadline while " + a.parts.front().name +
+        " ran: the timer interrupt was held back (interrupts off) or, in a VM, delivered late by "
+        "the hypervisor (a nested guest running, a busy host)";
+  }
   // A task the measuring thread outranks kept the CPU: it was in the kernel, not preemptible
   // (a preempt_disable() or spinlock section, or a kernel built without full preemption).
   const auto self = tasks.find(m.tid);
   if (!a.parts.empty() && a.parts.front().kind == "task" && self != tasks.end() &&
-      self->second.prio >= 0) {
+      self->second.prio >= 0 && before_due * 2 <= a.parts.front().ns) {
     const Task& holder = tasks[a.parts.front().pid];
     if (holder.prio > self->second.prio && a.parts.front().ns * 2 > a.latency_ns) {
       a.note = (a.note.empty() ? "" : a.note + "; ") + "a lower-priority task (" + holder.comm +
@@ -255,7 +319,22 @@ SampleAnalysis analyze_sample(const Marker& m, const std::vector<const TraceEven
              "the CPU was idle while the thread was due: a deep C-state exit, or (in a VM) the "
              "hypervisor not running this vCPU";
   }
+  if (std::string host_says = host_note(segments, due, placed, steal.ns, steal.window_ns);
+      !host_says.empty()) {
+    a.note = (a.note.empty() ? "" : a.note + "; ") + host_says;
+  }
   return a;
+}
+
+std::string task_label(const AnalysisPart& p) {
+  return p.name + " (pid " + std::to_string(p.pid) + ", " + p.policy + " " +
+         std::to_string(p.prio) + ")";
+}
+
+std::int64_t SampleAnalysis::host_ns() const {
+  std::int64_t ns = 0;
+  for (const AnalysisPart& p : parts) ns += p.kind == "host" ? p.ns : 0;
+  return ns;
 }
 
 std::string SampleAnalysis::summary(std::size_t max_parts) const {
@@ -271,8 +350,9 @@ std::string SampleAnalysis::summary(std::size_t max_parts) const {
                   latency_ns > 0 ? 100.0 * static_cast<double>(p.ns) / static_cast<double>(latency_ns) : 0.0);
     s += shown > 1 ? ", " : " ";
     if (p.kind == "task") {
-      s += p.name + " (pid " + std::to_string(p.pid) + ", " + p.policy + " " +
-           std::to_string(p.prio) + ")";
+      s += task_label(p);
+    } else if (p.kind == "host") {
+      s += "host (" + p.name + ")";
     } else if (p.kind == "self" || p.kind == "idle" || p.kind == "untraced") {
       s += p.kind == "self" ? "the thread itself" : p.kind;
     } else {
@@ -281,6 +361,7 @@ std::string SampleAnalysis::summary(std::size_t max_parts) const {
     s += " " + fmt_us(p.ns) + " " + pct;
   }
   if (!pi_boosts.empty()) s += "; " + std::to_string(pi_boosts.size()) + " PI boost(s)";
+  if (delayed_by) s += "; delayed by " + task_label(*delayed_by);
   return s;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <ctime>
 #include <string_view>
 
 #include "framework/trace/tracefs_api.h"
@@ -13,6 +14,25 @@ namespace rtgate::trace {
 namespace {
 
 constexpr auto kDrainEvery = std::chrono::milliseconds(50);
+// Steal readings kept: a sample is analysed in the drain after its marker, so only the readings
+// back to its deadline are looked at; 64 drains are over 3 s.
+constexpr std::size_t kStealReadsKept = 64;
+
+std::int64_t monotonic_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
+
+// The steal source is picked once per process: picking reads the kernel's config.
+const CpuSteal& cpu_steal() {
+  static const CpuSteal steal;
+  return steal;
+}
+
+bool same_sample(const SampleAnalysis& a, const std::optional<SampleAnalysis>& b) {
+  return b && a.tid == b->tid && a.deadline_ns == b->deadline_ns;
+}
 
 // Events lost to overwrite: "overrun: N" in each CPU's stats file.
 std::uint64_t overruns(tracefs_instance* inst) {
@@ -42,13 +62,15 @@ std::unique_ptr<TraceCollector> TraceCollector::start(const TraceSession& sessio
     *why = "cannot read the trace event formats";
     return nullptr;
   }
-  std::unique_ptr<TraceCollector> c(new TraceCollector(session, o, tep));
+  std::unique_ptr<TraceCollector> c(new TraceCollector(session, std::move(o), tep));
   c->thread_ = std::thread([p = c.get()] { p->loop(); });
   return c;
 }
 
 TraceCollector::TraceCollector(const TraceSession& session, CollectorOptions o, tep_handle* tep)
-    : session_(session), options_(o), tep_(tep), decoder_(tep) {}
+    : session_(session), options_(std::move(o)), tep_(tep), decoder_(tep) {
+  read_steal();  // before any sample's deadline: every window has a reading to start from
+}
 
 TraceCollector::~TraceCollector() {
   {
@@ -70,9 +92,43 @@ void TraceCollector::loop() {
   }
 }
 
+// The markers of a drain are analysed after the steal reading that follows it, so that each
+// sample's window ends with a reading taken after its marker.
 void TraceCollector::drain() {
   tracefs_iterate_raw_events(tep_, session_.instance(), nullptr, 0, &TraceCollector::on_event,
                              this);
+  read_steal();
+  for (auto& [n, cpu] : cpus_) {
+    for (const Marker& m : cpu.pending) on_marker(n, cpu, m);
+    cpu.pending.clear();
+    if (!cpu.history.empty()) trim(cpu);
+  }
+}
+
+void TraceCollector::read_steal() {
+  StealRead r;
+  r.begin_ns = monotonic_ns();
+  r.steal = cpu_steal().read();
+  r.end_ns = monotonic_ns();
+  if (!r.steal.source.empty()) findings_.steal_source = r.steal.source;
+  steal_reads_.push_back(std::move(r));
+  if (steal_reads_.size() > kStealReadsKept) steal_reads_.pop_front();
+}
+
+// The steal between the last reading finished by `from_ns` and the first begun after `to_ns`:
+// what the CPU lost to the host in a window that encloses [from_ns, to_ns].
+WindowSteal TraceCollector::window_steal(int cpu, std::int64_t from_ns, std::int64_t to_ns) const {
+  const StealRead* before = nullptr;
+  const StealRead* after = nullptr;
+  for (const StealRead& r : steal_reads_) {
+    if (r.end_ns <= from_ns) before = &r;
+    if (r.begin_ns >= to_ns && after == nullptr) after = &r;
+  }
+  if (before == nullptr || after == nullptr) return {};
+  const auto b = before->steal.ns.find(cpu), a = after->steal.ns.find(cpu);
+  if (b == before->steal.ns.end() || a == after->steal.ns.end()) return {};
+  return {.ns = std::max<std::int64_t>(0, a->second - b->second),
+          .window_ns = after->end_ns - before->begin_ns};
 }
 
 int TraceCollector::on_event(tep_event* event, tep_record* record, int cpu, void* self) {
@@ -92,11 +148,10 @@ void TraceCollector::add(TraceEvent e) {
     }
   }
   if (options_.locks) contention_.add(e);
+  cfs_while_rt_.add(e);
   Cpu& cpu = cpus_[e.cpu];
-  const std::optional<Marker> marker = parse_marker(e);
+  if (std::optional<Marker> marker = parse_marker(e)) cpu.pending.push_back(*marker);
   cpu.history.push_back(std::move(e));
-  if (marker) on_marker(*marker, cpu);
-  trim(cpu);
 }
 
 void TraceCollector::trim(Cpu& cpu) {
@@ -138,29 +193,60 @@ void TraceCollector::keep_crossing(Cpu& cpu, SampleAnalysis a) {
   if (low != nullptr && a.latency_ns > low->latency_ns) *low = std::move(a);
 }
 
-void TraceCollector::on_marker(const Marker& m, Cpu& cpu) {
+std::int64_t TraceCollector::guest_floor(const Cpu& cpu) {
+  return cpu.guest ? cpu.guest->guest_latency_ns() : -1;
+}
+
+// A sample no longer held as the worst or the guest worst stays as a crossing when it is one.
+void TraceCollector::retire(Cpu& cpu, std::optional<SampleAnalysis> displaced) {
+  if (!displaced || !is_crossing(displaced->latency_ns)) return;
+  if (same_sample(*displaced, cpu.worst) || same_sample(*displaced, cpu.guest)) return;
+  keep_crossing(cpu, std::move(*displaced));
+}
+
+void TraceCollector::on_marker(int n, Cpu& cpu, const Marker& m) {
   ++findings_.markers;
   const bool worst = !cpu.worst || m.latency_ns > cpu.worst->latency_ns;
-  if (!worst && !m.is_break && !wants_crossing(cpu, m.latency_ns)) {
+  // Host time only ever lowers a sample's guest latency: one at or below the guest worst's
+  // cannot replace it.
+  const bool maybe_guest = m.latency_ns > guest_floor(cpu);
+  if (!worst && !m.is_break && !maybe_guest && !wants_crossing(cpu, m.latency_ns)) {
     findings_.crossings_not_analysed += is_crossing(m.latency_ns);
     return;
   }
   std::vector<const TraceEvent*> events;
   events.reserve(cpu.history.size());
-  for (const TraceEvent& e : cpu.history) events.push_back(&e);
-  SampleAnalysis a = analyze_sample(m, events, cpu.current_before, &policy_of_live_task);
+  for (const TraceEvent& e : cpu.history) {
+    if (e.ts > m.ts) break;
+    events.push_back(&e);
+  }
+  SampleAnalysis a = analyze_sample(m, events, cpu.current_before, &policy_of_live_task,
+                                    window_steal(n, m.deadline_ns, m.ts));
   a.excerpt = excerpt(cpu, m);
-  if (!worst) return keep_crossing(cpu, std::move(a));
-  a.trigger = m.is_break ? "break" : "worst";
-  // The previous worst becomes a crossing when it was one.
-  if (cpu.worst && is_crossing(cpu.worst->latency_ns)) keep_crossing(cpu, std::move(*cpu.worst));
-  cpu.worst = std::move(a);
+  a.trigger = !worst ? "threshold" : m.is_break ? "break" : "worst";
+  const bool guest_worst = a.guest_latency_ns() > guest_floor(cpu);
+  std::optional<SampleAnalysis> displaced_guest, displaced_worst;
+  if (guest_worst) {
+    displaced_guest = std::move(cpu.guest);
+    cpu.guest = a;
+    cpu.guest->trigger = "guest_worst";
+  }
+  if (worst) {
+    displaced_worst = std::move(cpu.worst);
+    cpu.worst = std::move(a);
+  } else if (!guest_worst && is_crossing(a.latency_ns)) {
+    keep_crossing(cpu, std::move(a));
+  }
+  retire(cpu, std::move(displaced_worst));
+  retire(cpu, std::move(displaced_guest));
+  if (guest_worst && options_.lower_mark_floor) options_.lower_mark_floor(n, guest_floor(cpu));
 }
 
 std::string TraceCollector::excerpt(const Cpu& cpu, const Marker& m) const {
   const std::int64_t from = m.deadline_ns - options_.excerpt_before_ns;
   std::vector<const TraceEvent*> lines;
   for (auto it = cpu.history.rbegin(); it != cpu.history.rend() && it->ts >= from; ++it) {
+    if (it->ts > m.ts) continue;  // read in the same drain, after the marker
     lines.push_back(&*it);
     if (lines.size() == options_.excerpt_lines) break;
   }
@@ -181,11 +267,15 @@ TraceFindings TraceCollector::finish() {
   if (thread_.joinable()) thread_.join();
   drain();  // what arrived after the last look
   for (auto& [n, cpu] : cpus_) {
+    const bool guest_apart = cpu.guest && cpu.worst && !same_sample(*cpu.guest, cpu.worst);
     if (cpu.worst) findings_.analyses.push_back(std::move(*cpu.worst));
+    if (guest_apart) findings_.analyses.push_back(std::move(*cpu.guest));
     for (SampleAnalysis& a : cpu.crossings) findings_.analyses.push_back(std::move(a));
     cpu.worst.reset();
+    cpu.guest.reset();
     cpu.crossings.clear();
   }
+  findings_.cfs_while_rt_runnable_ns = cfs_while_rt_.result();
   if (options_.locks) findings_.contention = contention_.result(KernelSymbols::load());
   findings_.lost = overruns(session_.instance());
   return std::move(findings_);

@@ -3,11 +3,18 @@
 // analysis needs), keeps each CPU's recent events, and analyses the samples the measuring loops
 // marked: the worst of each CPU, the break, and the largest threshold crossings up to a limit. With `locks`
 // it also counts kernel lock contention over the whole run.
+//
+// In a VM the host's steal is read per CPU after each drain (CpuSteal), so that each sample is
+// analysed with the steal of its CPU between the reading before its deadline and the one after
+// its marker. A CPU's worst sample may then be mostly the host's; its worst once host time is set
+// aside ("guest_worst") is analysed too, and the sample hook is told to mark samples above that
+// (lower_mark_floor), since it otherwise marks only samples above the CPU's worst.
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -17,6 +24,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include "framework/report/cpu_steal.h"
+#include "framework/trace/cfs_while_rt.h"
 #include "framework/trace/event_decoder.h"
 #include "framework/trace/lock_contention.h"
 #include "framework/trace/sample_analysis.h"
@@ -34,6 +43,9 @@ struct CollectorOptions {
   std::int64_t excerpt_before_ns = 200'000;  // excerpt: this long before the deadline
   std::size_t excerpt_lines = 4000;
   bool locks = false;
+  // Called (from the collector's thread) with a CPU and the guest latency of its worst sample
+  // once host time is set aside: samples above it are worth marking.
+  std::function<void(int cpu, std::int64_t ns)> lower_mark_floor;
 };
 
 // What a traced run found.
@@ -44,6 +56,9 @@ struct TraceFindings {
   std::uint64_t lost = 0;                // events the ring buffer overwrote before they were read
   std::uint64_t markers = 0;             // samples the loops marked
   std::uint64_t crossings_not_analysed = 0;
+  std::string steal_source;  // StealReading::source of the steal readings ("" when unreadable)
+  // Per CPU: time SCHED_OTHER tasks ran while an RT task there was runnable (cfs_while_rt.h).
+  std::map<int, std::int64_t> cfs_while_rt_runnable_ns;
 };
 
 class TraceCollector {
@@ -63,15 +78,26 @@ class TraceCollector {
   TraceCollector(const TraceSession& session, CollectorOptions o, tep_handle* tep);
   struct Cpu {
     std::deque<TraceEvent> history;
-    pid_t current_before = -1;  // the task running before history.front()
+    pid_t current_before = -1;            // the task running before history.front()
+    std::vector<Marker> pending;          // markers of this drain, analysed after its steal reading
     std::optional<SampleAnalysis> worst;  // the worst marked sample (or the break)
-    std::vector<SampleAnalysis> crossings;  // the largest threshold crossings besides it
+    std::optional<SampleAnalysis> guest;  // the worst once host time is set aside (may be `worst`)
+    std::vector<SampleAnalysis> crossings;  // the largest threshold crossings besides them
+  };
+  // One reading of every CPU's cumulative steal, and when it was taken (CLOCK_MONOTONIC).
+  struct StealRead {
+    std::int64_t begin_ns = 0, end_ns = 0;
+    StealReading steal;
   };
   void loop();
   void drain();
+  void read_steal();
+  WindowSteal window_steal(int cpu, std::int64_t from_ns, std::int64_t to_ns) const;
   static int on_event(struct tep_event* event, struct tep_record* record, int cpu, void* self);
   void add(TraceEvent e);
-  void on_marker(const Marker& m, Cpu& cpu);
+  void on_marker(int n, Cpu& cpu, const Marker& m);
+  void retire(Cpu& cpu, std::optional<SampleAnalysis> displaced);
+  static std::int64_t guest_floor(const Cpu& cpu);
   bool is_crossing(std::int64_t latency_ns) const;
   bool wants_crossing(Cpu& cpu, std::int64_t latency_ns);
   void keep_crossing(Cpu& cpu, SampleAnalysis a);
@@ -85,7 +111,9 @@ class TraceCollector {
   EventDecoder decoder_;
   std::map<int, Cpu> cpus_;
   std::unordered_set<int> comms_registered_;
+  std::deque<StealRead> steal_reads_;
   ContentionCounter contention_;
+  CfsWhileRt cfs_while_rt_;
   TraceFindings findings_;
   std::mutex mutex_;
   std::condition_variable wake_;

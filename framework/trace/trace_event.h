@@ -14,7 +14,7 @@ namespace rtgate::trace {
 enum class Ev : std::uint8_t {
   kOther,
   kSwitch,        // sched_switch: pid=prev_pid prio=prev_prio comm=prev_comm, pid2/prio2/comm2=next
-  kWaking,        // sched_waking: pid2=woken pid, prio2, comm2
+  kWaking,        // sched_waking: pid2=woken pid, prio2, comm2, value=target_cpu
   kWakeup,        // sched_wakeup: the same fields
   kPiSetprio,     // sched_pi_setprio: pid2=task, comm2, prio=old prio, prio2=new prio
   kIrqEntry,      // irq_handler_entry: value=irq, comm2=handler name
@@ -31,6 +31,7 @@ enum class Ev : std::uint8_t {
   kMmapStartLocking,    // mmap_lock_start_locking: addr=mm, value=write
   kMmapAcquired,        // mmap_lock_acquire_returned: addr=mm, value=write, prio2=success
   kStack,               // ftrace kernel_stack (a stacktrace trigger): stack=callers
+  kMigrate,             // sched_migrate_task: pid2=task, prio2, comm2, value=dest_cpu
 };
 
 struct TraceEvent {

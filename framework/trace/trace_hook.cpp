@@ -34,19 +34,27 @@ TraceHook::TraceHook(const TraceSession& session, std::int64_t threshold_ns, std
       break_ns_(break_ns),
       stop_(stop),
       cpus_(std::max(1L, sysconf(_SC_NPROCESSORS_CONF))),
-      cpu_max_ns_(new std::atomic<std::int64_t>[static_cast<std::size_t>(cpus_)]) {
-  for (long i = 0; i < cpus_; ++i) cpu_max_ns_[static_cast<std::size_t>(i)].store(0);
+      floor_ns_(new std::atomic<std::int64_t>[static_cast<std::size_t>(cpus_)]) {
+  for (long i = 0; i < cpus_; ++i) floor_ns_[static_cast<std::size_t>(i)].store(0);
 }
 
-bool TraceHook::new_cpu_max(std::int64_t latency_ns) noexcept {
+bool TraceHook::over_floor(std::int64_t latency_ns) noexcept {
   const int cpu = sched_getcpu();  // vDSO: no syscall, no lock
   if (cpu < 0 || cpu >= cpus_) return false;
-  std::atomic<std::int64_t>& max = cpu_max_ns_[static_cast<std::size_t>(cpu)];
-  std::int64_t seen = max.load(std::memory_order_relaxed);
+  std::atomic<std::int64_t>& floor = floor_ns_[static_cast<std::size_t>(cpu)];
+  std::int64_t seen = floor.load(std::memory_order_relaxed);
   while (latency_ns > seen) {
-    if (max.compare_exchange_weak(seen, latency_ns, std::memory_order_relaxed)) return true;
+    if (floor.compare_exchange_weak(seen, latency_ns, std::memory_order_relaxed)) return true;
   }
   return false;
+}
+
+void TraceHook::lower_mark_floor(int cpu, std::int64_t ns) noexcept {
+  if (cpu < 0 || cpu >= cpus_) return;
+  std::atomic<std::int64_t>& floor = floor_ns_[static_cast<std::size_t>(cpu)];
+  std::int64_t seen = floor.load(std::memory_order_relaxed);
+  while (ns < seen && !floor.compare_exchange_weak(seen, ns, std::memory_order_relaxed)) {
+  }
 }
 
 std::size_t TraceHook::format_marker(char* out, std::size_t size, const std::string& label,
@@ -69,7 +77,7 @@ bool TraceHook::on_sample(const LiveStats& who, std::int64_t deadline_ns,
                           std::int64_t latency_ns) noexcept {
   const bool over_threshold = threshold_ns_ > 0 && latency_ns >= threshold_ns_;
   const bool over_break = break_ns_ > 0 && latency_ns >= break_ns_;
-  const bool worst = new_cpu_max(latency_ns);
+  const bool worst = over_floor(latency_ns);
   if (!over_threshold && !over_break && !worst) return true;
   char text[160];
   const std::size_t n =

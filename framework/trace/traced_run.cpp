@@ -44,10 +44,13 @@ std::unique_ptr<TracedRun> TracedRun::start(const TraceOptions& options,
   CollectorOptions co;
   co.threshold_ns = to_ns(options.threshold_us);
   co.locks = options.locks;
-  t->collector_ = TraceCollector::start(*t->session_, co, why);
-  if (!t->collector_) return nullptr;
   t->hook_ = std::make_unique<TraceHook>(*t->session_, co.threshold_ns, to_ns(options.break_us),
                                          stop);
+  co.lower_mark_floor = [hook = t->hook_.get()](int cpu, std::int64_t ns) {
+    hook->lower_mark_floor(cpu, ns);
+  };
+  t->collector_ = TraceCollector::start(*t->session_, std::move(co), why);
+  if (!t->collector_) return nullptr;
   return t;
 }
 
@@ -62,6 +65,10 @@ void TracedRun::finish(SuiteResult& result, const std::string& suite, int run_in
   rec.crossings_not_analysed = f.crossings_not_analysed;
   rec.missing_events = session_->missing_events();
   rec.locks = std::move(f.contention);
+  rec.steal_source = f.steal_source;
+  for (const auto& [cpu, ns] : f.cfs_while_rt_runnable_ns) {
+    rec.cfs_while_rt_runnable_ms[cpu].push_back(static_cast<double>(ns) / 1e6);
+  }
   for (SampleAnalysis& a : f.analyses) {
     a.run = run_index;
     a.excerpt_file = excerpt_file_name(suite, a.cpu);

@@ -37,9 +37,11 @@ class TracedRun {
  private:
   TracedRun() = default;
   TraceOptions options_;
+  // Destroyed bottom up: the collector (whose thread calls the hook) before the hook, both
+  // before the session they read and write.
   std::unique_ptr<TraceSession> session_;
-  std::unique_ptr<TraceCollector> collector_;
   std::unique_ptr<TraceHook> hook_;
+  std::unique_ptr<TraceCollector> collector_;
 };
 
 // The file, in the trace directory beside the result, that holds a suite's excerpts of one CPU.

@@ -2,7 +2,11 @@
 // sample named from the trace, --break-us, kernel lock contention of the workload suites, and no
 // tracefs instance left behind on any exit path.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -112,6 +116,104 @@ TEST(Trace, TheWorstSampleNamesTheRtSpinnerThatHeldTheCpu) {
   EXPECT_NE(excerpt.find("sched_switch"), std::string::npos);
   EXPECT_NE(excerpt.find("latency_ns=" + std::to_string(latency)), std::string::npos);
   EXPECT_TRUE(no_rtgate_instance());
+}
+
+// A process outside rtgate: SCHED_FIFO 97 (above cyclic's 95) on CPU 1, spinning 2 ms of every
+// 50 ms for at most `seconds` (and killed with the test). Its comm, "rtg_hog", is the name the
+// analysis must find.
+class FifoHog {
+ public:
+  explicit FifoHog(double seconds) {
+    int ready[2];
+    if (pipe(ready) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) {
+      close(ready[0]);
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      prctl(PR_SET_NAME, "rtg_hog");
+      cpu_set_t set;
+      CPU_ZERO(&set);
+      CPU_SET(1, &set);
+      sched_param sp{};
+      sp.sched_priority = 97;
+      const bool ok = sched_setaffinity(0, sizeof set, &set) == 0 &&
+                      sched_setscheduler(0, SCHED_FIFO, &sp) == 0;
+      const ssize_t told = write(ready[1], ok ? "y" : "n", 1);
+      if (!ok || told != 1) _exit(1);
+      const std::int64_t end = now() + static_cast<std::int64_t>(seconds * 1e9);
+      for (std::int64_t next = now(); next < end;) {
+        while (now() < next + 2'000'000) {
+        }
+        next += 50'000'000;
+        const timespec at{.tv_sec = next / 1'000'000'000, .tv_nsec = next % 1'000'000'000};
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, nullptr);
+      }
+      _exit(0);
+    }
+    close(ready[1]);
+    char c = 0;
+    started_ = pid_ > 0 && read(ready[0], &c, 1) == 1 && c == 'y';
+    close(ready[0]);
+  }
+  ~FifoHog() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+  pid_t pid() const { return pid_; }
+  bool started() const { return started_; }
+
+ private:
+  static std::int64_t now() {
+    timespec t{};
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec * 1'000'000'000L + t.tv_nsec;
+  }
+  pid_t pid_ = -1;
+  bool started_ = false;
+};
+
+// The hog delays the thread 1-2 ms at each spin (a spin covers one or two of its 1 ms deadlines),
+// about 120 times in 6 s; over --trace-threshold-us 800 each such sample is marked. The analysis
+// must name the hog, by comm, pid, policy and priority: in the CPU's worst sample once host time
+// is set aside (the worst itself, or a separate "guest_worst": samples the host's steal made
+// larger are set aside by the host placement), or in one of the 8 largest crossings kept.
+// Not flaky: the name is asserted, not times. The crossings are there because on a kernel without
+// full preemption (this VM boots preempt=none) an ordinary task in the kernel can hold the CPU
+// longer than the hog when something else runs beside the test (a link step of a parallel build
+// held it 2-6.5 ms in 3 of 10 runs), and that sample is then rightly the guest's worst; it takes
+// more than 8 such samples in 6 s to crowd the hog's out of the crossings. Where the host took
+// the vCPU, its part never exceeds the window's steal.
+TEST(Trace, TheAnalysisNamesTheFifoHogWhateverTheHostDid) {
+  SKIP_WITHOUT_TRACING();
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) GTEST_SKIP() << "needs CPU 1";
+  TempDir dir;
+  const FifoHog hog(12);
+  ASSERT_TRUE(hog.started()) << "the hog could not become SCHED_FIFO 97 on CPU 1";
+  const auto r = run_rtgate({"run", "cyclic", "-p", "cpus=1", "--trace", "--trace-threshold-us",
+                             "800", "--duration", "6", "-o", dir.file("r.json"), "--no-progress"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto doc = load(dir.file("r.json"));
+  const auto& c = doc["suites"][0]["cases"][0];
+  int naming = 0;
+  for (const auto& a : c["analysis"]) {
+    EXPECT_EQ(parts_sum(a), a["latency_ns"].get<std::int64_t>()) << a.dump(1);
+    std::int64_t host = 0;
+    for (const auto& p : a["parts"]) host += p["kind"] == "host" ? p["ns"].get<std::int64_t>() : 0;
+    if (host > 0) {
+      EXPECT_LE(host, a["steal_ns"].get<std::int64_t>()) << a.dump(1);
+    }
+    if (!a.contains("delayed_by") || a["delayed_by"]["name"] != "rtg_hog") continue;
+    ++naming;
+    const auto& by = a["delayed_by"];
+    EXPECT_EQ(by["pid"], hog.pid()) << a.dump(1);
+    EXPECT_EQ(by["policy"], "SCHED_FIFO");
+    EXPECT_EQ(by["prio"], 97);
+  }
+  EXPECT_GT(naming, 0) << c["analysis"].dump(1);
+  const std::string named = "rtg_hog (pid " + std::to_string(hog.pid()) + ", SCHED_FIFO 97)";
+  EXPECT_NE(r.out.find(named), std::string::npos) << "on the console too: " << r.out;
+  EXPECT_TRUE(doc["suites"][0]["trace"].contains("cfs_while_rt_runnable_ms"));
 }
 
 // Disk writes with fsync (io:2) raise the virtio block IRQ: some analysed sample (the worst of a

@@ -119,5 +119,71 @@ TEST(TraceJson, MergingRunsKeepsTheWorstPerCpuAndBoundsCrossings) {
   EXPECT_EQ(crossings, static_cast<int>(kMaxCrossings));
 }
 
+// The host's part, the window's steal, the task that delayed the thread, the steal source and the
+// fair class's time over waiting RT tasks: written, read back, and absent from older results.
+TEST(TraceJson, HostStealFieldsRoundTripAndOlderResultsLoadWithout) {
+  RunReport r = traced_report();
+  trace::SampleAnalysis& a = r.suites[0].cases[0].analysis[0];
+  a.parts.insert(a.parts.begin(),
+                 {.kind = "host", .name = "vCPU not running", .ns = 7000, .count = 1});
+  a.latency_ns += 7000;
+  a.steal_ns = 9000;
+  a.steal_window_ns = 100'000'000;
+  a.delayed_by = a.parts[1];
+  r.suites[0].trace->steal_source = "steal clock";
+  r.suites[0].trace->cfs_while_rt_runnable_ms = {{1, {12.5, 0}}};
+  const auto doc = nlohmann::json::parse(to_json_text(r));
+  const auto& aj = doc["suites"][0]["cases"][0]["analysis"][0];
+  EXPECT_EQ(
+      aj["parts"][0],
+      (nlohmann::json{{"kind", "host"}, {"name", "vCPU not running"}, {"ns", 7000}, {"count", 1}}));
+  EXPECT_EQ(aj["delayed_by"]["name"], "load-rt1");
+  EXPECT_EQ(aj["delayed_by"]["prio"], 98);
+  EXPECT_EQ(doc["suites"][0]["trace"]["cfs_while_rt_runnable_ms"]["1"][0], 12.5);
+  const RunReport back = report_from_json(doc);
+  const trace::SampleAnalysis& b = back.suites[0].cases[0].analysis.at(0);
+  EXPECT_EQ(b.host_ns(), 7000);
+  EXPECT_EQ(b.guest_latency_ns(), 3000);
+  EXPECT_EQ(b.steal_ns, 9000);
+  EXPECT_EQ(b.steal_window_ns, 100'000'000);
+  ASSERT_TRUE(b.delayed_by);
+  EXPECT_EQ(b.delayed_by->pid, 42);
+  EXPECT_EQ(b.delayed_by->policy, "SCHED_FIFO");
+  EXPECT_EQ(back.suites[0].trace->steal_source, "steal clock");
+  EXPECT_EQ(back.suites[0].trace->cfs_while_rt_runnable_ms.at(1), (std::vector<double>{12.5, 0}));
+
+  const RunReport old = report_from_json(nlohmann::json::parse(to_json_text(traced_report())));
+  const trace::SampleAnalysis& o = old.suites[0].cases[0].analysis.at(0);
+  EXPECT_EQ(o.steal_ns, -1) << "not read";
+  EXPECT_FALSE(o.delayed_by);
+  EXPECT_EQ(o.host_ns(), 0);
+  EXPECT_TRUE(old.suites[0].trace->cfs_while_rt_runnable_ms.empty());
+  auto bad = doc;
+  bad["suites"][0]["trace"]["cfs_while_rt_runnable_ms"] = {{"x", {1}}, {"2", "y"}};
+  bad["suites"][0]["cases"][0]["analysis"][0]["delayed_by"] = 5;
+  const RunReport tolerated = report_from_json(bad);
+  EXPECT_FALSE(tolerated.suites[0].cases[0].analysis.at(0).delayed_by);
+  EXPECT_TRUE(tolerated.suites[0].trace->cfs_while_rt_runnable_ms.empty());
+}
+
+// A run's guest worst replaces another's only when more of it was the guest's.
+TEST(TraceJson, MergingRanksGuestWorstsByTheirGuestLatency) {
+  trace::SampleAnalysis g;
+  g.trigger = "guest_worst";
+  g.cpu = 1;
+  g.thread = "cpu1";
+  g.latency_ns = 2000;
+  std::vector<trace::SampleAnalysis> into{g};
+  trace::SampleAnalysis hosted = g;
+  hosted.latency_ns = 9000;
+  hosted.parts = {{.kind = "host", .ns = 8000}};
+  merge_analyses(into, {hosted});
+  ASSERT_EQ(into.size(), 1u);
+  EXPECT_EQ(into[0].latency_ns, 2000) << "9000 ns of which 8000 the host's is 1000 of the guest's";
+  g.latency_ns = 2500;
+  merge_analyses(into, {g});
+  EXPECT_EQ(into[0].latency_ns, 2500);
+}
+
 }  // namespace
 }  // namespace rtgate
