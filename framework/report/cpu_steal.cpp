@@ -6,6 +6,11 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include "framework/proc_files.h"
 #include "framework/report/kernel_config.h"
@@ -57,6 +62,34 @@ std::string sched_debug_path() {
   if (access(kDebugfsFile, R_OK) == 0) return kDebugfsFile;
   if (access(kProcFile, R_OK) == 0) return kProcFile;
   return "";
+}
+
+bool cpu_has_hypervisor_flag() {
+  const auto text = proc::read_file("/proc/cpuinfo");
+  if (!text) return false;
+  const std::size_t flags = text->find("\nflags");
+  if (flags == std::string::npos) return false;
+  const std::size_t end = text->find('\n', flags + 1);
+  const std::string line = text->substr(flags, end - flags) + " ";
+  return line.find(" hypervisor ") != std::string::npos;
+}
+
+// KVM's CPUID leaves: signature "KVMKVMKVM" at 0x40000000, feature bits at 0x40000001, of which
+// bit 5 is KVM_FEATURE_STEAL_TIME (Documentation/virt/kvm/x86/cpuid.rst).
+bool kvm_advertises_steal_time() {
+#if defined(__x86_64__) || defined(__i386__)
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  __cpuid(0x40000000U, a, b, c, d);
+  char sig[13] = {};
+  std::memcpy(sig, &b, 4);
+  std::memcpy(sig + 4, &c, 4);
+  std::memcpy(sig + 8, &d, 4);
+  if (std::string_view(sig).rfind("KVMKVMKVM", 0) != 0 || a < 0x40000001U) return false;
+  __cpuid(0x40000001U, a, b, c, d);
+  return (a & (1U << 5)) != 0;
+#else
+  return false;
+#endif
 }
 
 std::string running_release() {
@@ -118,6 +151,13 @@ bool config_gives_steal_clock(std::string_view config) {
          !config_set(config, "CONFIG_IRQ_TIME_ACCOUNTING");
 }
 
+std::string steal_invisible_because(bool hypervisor, bool advertises_steal_time,
+                                    bool steal_counted) {
+  if (!hypervisor || advertises_steal_time || steal_counted) return "";
+  return "a virtual machine whose hypervisor publishes no steal time (none counted since boot; "
+         "QEMU TCG is one): the host's time is unknown, not zero";
+}
+
 CpuSteal::CpuSteal(std::string sched_debug, std::string config) {
   sched_debug_ = sched_debug.empty() ? sched_debug_path() : std::move(sched_debug);
   if (config.empty()) config = read_kernel_config(running_release());
@@ -137,6 +177,12 @@ CpuSteal::CpuSteal(std::string sched_debug, std::string config) {
   use_clock_ = why_not == nullptr;
   describe_ = use_clock_ ? "steal clock (" + sched_debug_ + ": clock - clock_task, ns)"
                          : std::string("/proc/stat (10 ms ticks; ") + why_not + ")";
+  bool counted = false;
+  for (const auto& [cpu, ns] : read().ns) counted = counted || ns > 0;
+  const std::string invisible =
+      steal_invisible_because(cpu_has_hypervisor_flag(), kvm_advertises_steal_time(), counted);
+  visible_ = invisible.empty();
+  if (!visible_) describe_ += "; none visible: " + invisible;
 }
 
 StealReading CpuSteal::read() const {

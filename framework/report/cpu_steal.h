@@ -12,6 +12,9 @@
 //     ticks. Coarse, but on every kernel.
 // A running thread's own CPU clock excludes steal under the first source too, which is what lets a
 // suite account the steal inside one of its threads' windows exactly (thread_steal.h).
+// Neither source sees anything when the hypervisor publishes no steal at all (QEMU's TCG, for
+// one): the host's time then lands, unseen, in whatever the guest ran. Such a guest's steal is
+// unknown, not zero, and `visible()` says so.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +38,12 @@ std::map<int, std::int64_t> parse_sched_debug_steal(std::string_view text);
 // PARAVIRT_TIME_ACCOUNTING set and IRQ_TIME_ACCOUNTING not.
 bool config_gives_steal_clock(std::string_view config);
 
+// Whether a machine's steal can be seen: on bare metal (no hypervisor) there is none to see; a
+// guest sees it when the hypervisor advertises steal time (KVM's feature bit) or once any steal has
+// been counted since boot. Empty when visible, else why not.
+std::string steal_invisible_because(bool hypervisor, bool advertises_steal_time,
+                                    bool steal_counted);
+
 class CpuSteal {
  public:
   // Picks the source once. `sched_debug` and `config` empty: the running kernel's (debugfs
@@ -45,10 +54,14 @@ class CpuSteal {
   // "steal clock (sched/debug)", "/proc/stat (10 ms ticks)", with why the better one is not used.
   const std::string& describe() const { return describe_; }
   bool nanosecond() const { return use_clock_; }
+  // False in a guest whose hypervisor publishes no steal: readings are then zeros that mean
+  // "unknown", and a verdict must not take them as "the host left this CPU alone".
+  bool visible() const { return visible_; }
 
  private:
   std::string sched_debug_;
   bool use_clock_ = false;
+  bool visible_ = true;
   std::string describe_;
 };
 

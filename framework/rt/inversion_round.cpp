@@ -32,6 +32,14 @@ RoundJudgement judge_pi_round(const InversionResult& r, std::int64_t bound_ns,
   const std::int64_t outside_window = std::max<std::int64_t>(0, r.high_wait_ns - low.wall_ns);
   const std::int64_t outside_steal =
       cpu_steal_ns < 0 ? 0 : std::max<std::int64_t>(0, cpu_steal_ns - low.unaccounted_ns);
+  if (cpu_steal_ns < 0 && outside_window >= over) {
+    // A guest that cannot see its steal: time outside low's section could be the host's, and
+    // nothing in the guest can tell. Low's own clocks still judge the section itself.
+    j.call = RoundCall::kHost;
+    j.why = "high waited " + ms(r.high_wait_ns) + ", " + ms(outside_window) +
+            " of it outside low's section, on a CPU whose steal cannot be seen";
+    return j;
+  }
   if (std::min(outside_window, outside_steal) >= over) {
     j.call = RoundCall::kHost;
     j.host_ns += std::min(outside_window, outside_steal);

@@ -6,7 +6,9 @@
 // subtracted. What remains over the bound is the kernel's, unless the CPU's steal over the round
 // (coarser: outside low's section it cannot be placed) could cover it: such a round is not
 // judged, and counted apart. Mid running while high waited is PI failing whatever the host did:
-// the scheduler picks mid only if low was not boosted above it.
+// the scheduler picks mid only if low was not boosted above it. Where the CPU's steal cannot be
+// seen at all (a guest whose hypervisor publishes none), time outside low's section over the bound
+// is not judged either.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +33,7 @@ struct RoundJudgement {
 };
 
 // `bound_ns`: the longest wait PI allows. `cpu_steal_ns`: the scenario CPU's steal over the
-// whole round, -1 when unknown.
+// whole round, -1 when it cannot be seen.
 RoundJudgement judge_pi_round(const InversionResult& r, std::int64_t bound_ns,
                               std::int64_t cpu_steal_ns);
 

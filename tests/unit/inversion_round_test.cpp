@@ -3,8 +3,12 @@
 
 #include <gtest/gtest.h>
 
+#include "framework/report/cpu_steal.h"
+
 namespace rtgate::rt {
 namespace {
+
+using rtgate::steal_invisible_because;
 
 constexpr std::int64_t kMs = 1'000'000;
 constexpr std::int64_t kBound = 15 * kMs;
@@ -45,8 +49,28 @@ TEST(InversionRound, StealOutsideLowsSectionMakesTheRoundUnjudged) {
   EXPECT_NE(j.why.find("host"), std::string::npos);
   // Without that steal the same round is the kernel's.
   EXPECT_EQ(judge_pi_round(round(40 * kMs, 5 * kMs, 0, 0), kBound, 0).call, RoundCall::kOverBound);
-  // Steal that low's section already accounts for is not counted twice.
-  EXPECT_EQ(judge_pi_round(round(40 * kMs, 5 * kMs, 0, 0), kBound, -1).call, RoundCall::kOverBound);
+  // Steal that low's section already accounts for is not counted twice: of 30 ms on the CPU, low's
+  // clocks placed all 30 inside its section, so the 15 ms outside it are the kernel's.
+  EXPECT_EQ(judge_pi_round(round(50 * kMs, 35 * kMs, 0, 30 * kMs), kBound, 30 * kMs).call,
+            RoundCall::kOverBound);
+}
+
+TEST(InversionRound, OnAGuestThatCannotSeeItsStealOnlyLowsSectionIsJudged) {
+  // The lab's TCG guest: high waited 38.7 ms, low's section 5 ms of its own CPU; 33 ms lie
+  // outside the section, where the host may have had the vCPU unseen.
+  const RoundJudgement j = judge_pi_round(round(38'700'000, 5 * kMs, 0, 0), kBound, -1);
+  EXPECT_EQ(j.call, RoundCall::kHost);
+  EXPECT_NE(j.why.find("cannot be seen"), std::string::npos);
+  // The section itself keeps its teeth there: another task inside it still fails the round.
+  EXPECT_EQ(judge_pi_round(round(45 * kMs, 45 * kMs, 40 * kMs, 0), kBound, -1).call,
+            RoundCall::kPreempted);
+}
+
+TEST(StealVisibility, AGuestWithoutPublishedStealIsUnknownNotZero) {
+  EXPECT_EQ(steal_invisible_because(false, false, false), "");  // bare metal: none to see
+  EXPECT_EQ(steal_invisible_because(true, true, false), "");    // KVM steal time
+  EXPECT_EQ(steal_invisible_because(true, false, true), "");    // some counted since boot
+  EXPECT_NE(steal_invisible_because(true, false, false).find("unknown"), std::string::npos);
 }
 
 TEST(InversionRound, StealCannotExcuseTimeInsideLowsSectionThatAnotherTaskTook) {
