@@ -62,20 +62,20 @@ struct Shared {
 // Each side's state, built by its own thread before the start gate (on its CPU's NUMA node).
 struct alignas(64) Receiver {
   Receiver(const Config& c, std::size_t blocks, rtgate::LiveStats& live_)
-      : live(live_), rec(c.interval_ns, c.block_ns, blocks, live_) {}
-  rtgate::LiveStats& live;
+      : rec(c.interval_ns, c.block_ns, blocks, live_), live(live_) {}
   rtgate::PeriodicRecorder rec;  // keyed on each message's stamp: latency = return - stamp
-  bool lost = false;
+  rtgate::LiveStats& live;
   std::uint64_t lost_seq = 0;
   std::int64_t lost_age_ns = 0;
   int error = 0;
+  bool lost = false;
 };
 
 struct alignas(64) Sender {
   Sender(const Config& c, std::size_t blocks, rtgate::LiveStats& live_)
-      : live(live_), rec(c.interval_ns, c.block_ns, blocks, live_) {}
-  rtgate::LiveStats& live;
+      : rec(c.interval_ns, c.block_ns, blocks, live_), live(live_) {}
   rtgate::PeriodicRecorder rec;  // the sender's own wakeups: missed periods
+  rtgate::LiveStats& live;
   std::uint64_t skipped = 0;
   int error = 0;
 };
@@ -226,10 +226,12 @@ rtgate::Case measure(WakeupVia via, const Placement& at, const Config& c, rtgate
   out.metrics.push_back(rtgate::Metric::latency("wakeup_latency", std::move(rx->rec.histogram()),
                                                 std::move(rx->rec.block_maxima())));
   out.metrics.push_back(rtgate::Metric::count("messages", messages, "messages"));
-  // Periods the sender woke too late for (its CPU was taken), and periods it let pass because
-  // the receiver had not yet taken the previous message (a wakeup slower than a period).
-  out.metrics.push_back(rtgate::Metric::count(
-      "missed_periods", static_cast<double>(tx->rec.missed_periods()), "periods"));
+  // Periods the sender woke too late for or spent inside a send (its CPU was taken), and
+  // periods it let pass because the receiver had not yet taken the previous message (a wakeup
+  // slower than a period). With the messages they account for every period of the schedule.
+  const std::uint64_t missed = tx->rec.missed_periods() + tx->rec.work_skipped();
+  out.metrics.push_back(
+      rtgate::Metric::count("missed_periods", static_cast<double>(missed), "periods"));
   out.metrics.push_back(
       rtgate::Metric::count("skipped_periods", static_cast<double>(tx->skipped), "periods"));
   out.metrics.push_back(rtgate::Metric::count("lost_wakeups", rx->lost ? 1 : 0, "wakeups"));
