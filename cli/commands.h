@@ -28,6 +28,7 @@ void add_serve(CLI::App& app, int& exit_code);
 void add_report(CLI::App& app, int& exit_code);
 void add_export(CLI::App& app, int& exit_code);
 void add_history(CLI::App& app, int& exit_code);
+void add_import(CLI::App& app, int& exit_code);
 
 // A one-line error on stderr, "rtgate: error: ...".
 void print_error(const std::string& message);

@@ -81,6 +81,7 @@ int main(int argc, char** argv) {
   add_serve(app, exit_code);
   add_report(app, exit_code);
   add_export(app, exit_code);
+  add_import(app, exit_code);
 
   std::vector<std::string> args(argv + 1, argv + argc);
   std::vector<std::string> names;

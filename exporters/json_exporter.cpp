@@ -133,13 +133,46 @@ bool same_summary(const LatencySummary& a, const LatencySummary& b) {
   return same;
 }
 
+// A summary-only latency metric's figures (report.h): count, min, mean and max, the only ones
+// known; its quantiles and stddev are not written rather than written as 0.
+ojson known_summary_json(const LatencySummary& s) {
+  return {{"count", s.count}, {"min", s.min}, {"mean", s.mean}, {"max", s.max}};
+}
+
+LatencySummary pooled_known(const std::vector<LatencySummary>& runs) {
+  LatencySummary out;
+  double weighted = 0;
+  for (const LatencySummary& r : runs) {
+    if (r.count == 0) continue;
+    out.min = out.count == 0 ? r.min : std::min(out.min, r.min);
+    out.max = std::max(out.max, r.max);
+    out.count += r.count;
+    weighted += r.mean * static_cast<double>(r.count);
+  }
+  out.mean = out.count > 0 ? weighted / static_cast<double>(out.count) : 0;
+  return out;
+}
+
 ojson metric_json(const Metric& m) {
   ojson j;
   j["name"] = m.name;
   j["kind"] = to_string(m.kind);
   j["unit"] = m.unit;
   j["better"] = to_string(m.better);
-  if (m.histogram) {
+  if (m.summary_only) {
+    // Before "runs": the history reader learns the columns to expect before it reaches them.
+    j["summary_only"] = true;
+    j["summary"] = known_summary_json(pooled_known(m.runs));
+    ojson cols = ojson::object();
+    for (const char* key : {"count", "min", "mean", "max"}) cols[key] = ojson::array();
+    for (const LatencySummary& r : m.runs) {
+      cols["count"].push_back(r.count);
+      cols["min"].push_back(r.min);
+      cols["mean"].push_back(r.mean);
+      cols["max"].push_back(r.max);
+    }
+    j["runs"] = std::move(cols);
+  } else if (m.histogram) {
     const LatencySummary pooled = LatencySummary::of(*m.histogram);
     j["summary"] = latency_summary_json(pooled);
     // One run whose summary is the metric's (every one-run result): the reader restores it.
@@ -153,6 +186,7 @@ ojson metric_json(const Metric& m) {
   if (m.histogram) {
     j["histogram"] = {{"counts", counts_json(*m.histogram)}};
   }
+  if (!m.unknown_quantiles.empty()) j["unknown_quantiles"] = m.unknown_quantiles;
   return j;
 }
 
@@ -198,6 +232,11 @@ ojson suite_json(const SuiteResult& s, bool with_cases = true) {
                          {"note", l.note}});
   }
   if (s.trace) j["trace"] = trace_record_json(*s.trace);
+  if (s.imported) {
+    j["imported"] = {{"tool", s.imported->tool},         {"version", s.imported->version},
+                     {"format", s.imported->format},     {"files", s.imported->files},
+                     {"commands", s.imported->commands}, {"notes", s.imported->notes}};
+  }
   return j;
 }
 

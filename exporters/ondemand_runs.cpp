@@ -14,8 +14,9 @@ constexpr std::size_t kFields = 11;  // LatencySummary::for_each_field's count
 
 }  // namespace
 
-std::optional<std::vector<LatencySummary>> runs_on_demand(
-    simdjson::ondemand::value v, const std::function<std::string()>& where) {
+std::optional<std::vector<LatencySummary>> runs_on_demand(simdjson::ondemand::value v,
+                                                          const std::function<std::string()>& where,
+                                                          std::vector<std::string>* missing) {
   simdjson::ondemand::json_type type{};
   if (v.type().get(type) != simdjson::SUCCESS) throw JsonError(where() + ": not valid JSON");
   if (type != simdjson::ondemand::json_type::object) return std::nullopt;
@@ -69,7 +70,9 @@ std::optional<std::vector<LatencySummary>> runs_on_demand(
   }
   std::size_t index = 0;
   LatencySummary::for_each_field([&](const char* name, auto) {
-    if (!seen[index++]) throw JsonError(where() + ": missing field '" + name + "'");
+    if (seen[index++]) return;
+    if (missing == nullptr) throw JsonError(where() + ": missing field '" + name + "'");
+    missing->push_back(name);
   });
   return out;
 }

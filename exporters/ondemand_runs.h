@@ -17,7 +17,10 @@ namespace rtgate {
 
 // The runs of the columns in `v`, or nullopt when `v` is not an object (the older array of
 // summaries, which the caller reads as before). Throws JsonError naming `where()` on bad input.
+// A column that is absent throws too, unless `missing` is given: then its name is added there
+// for the caller to judge (a summary-only metric has count, min, mean and max only, report.h).
 std::optional<std::vector<LatencySummary>> runs_on_demand(
-    simdjson::ondemand::value v, const std::function<std::string()>& where);
+    simdjson::ondemand::value v, const std::function<std::string()>& where,
+    std::vector<std::string>* missing = nullptr);
 
 }  // namespace rtgate

@@ -82,7 +82,22 @@ std::string joined(const std::vector<std::string>& specs) {
   return out;
 }
 
+// (what is compared, what is shown): the tool and its major version, and its full version.
+std::pair<std::string, std::string> source_of(const SuiteResult& s) {
+  if (!s.imported) return {"rtgate", "rtgate"};
+  const ImportRecord& i = *s.imported;
+  const std::string shown = i.tool + (i.version.empty() ? "" : " " + i.version) + " (imported)";
+  return {i.tool + " " + major_of(i.version), shown};
+}
+
 }  // namespace
+
+std::vector<std::string> suite_source_differences(const SuiteResult& base, const SuiteResult& cur) {
+  const auto [b, b_shown] = source_of(base);
+  const auto [c, c_shown] = source_of(cur);
+  if (b == c) return {};
+  return {change("measured by", quoted(b_shown), quoted(c_shown))};
+}
 
 std::vector<std::string> suite_param_differences(const SuiteResult& base, const SuiteResult& cur) {
   // One list by name, whichever side a parameter is on.
@@ -134,7 +149,8 @@ std::string history_mismatch(const RunReport& stored, const RunReport& cur) {
   for (const SuiteResult& cs : cur.suites) {
     const SuiteResult* ss = stored.find(cs.name);
     if (ss == nullptr) return "no " + cs.name;
-    std::vector<std::string> d = suite_param_differences(*ss, cs);
+    std::vector<std::string> d = suite_source_differences(*ss, cs);
+    for (std::string& l : suite_param_differences(*ss, cs)) d.push_back(std::move(l));
     for (std::string& l : suite_load_differences(*ss, cs)) d.push_back(std::move(l));
     if (!d.empty()) return cs.name + " " + d.front();
   }

@@ -1,7 +1,8 @@
-// What makes two results not comparable apart from the machine (environment_diff.h): the suite
-// parameters, the run options that change what a metric means, the loads beside each suite, and
-// the result format. Each difference is one line "what: baseline -> current", for the gate to
-// list when it calls the comparison incomparable.
+// What makes two results not comparable apart from the machine (environment_diff.h): who
+// measured each suite (rtgate or an imported tool), the suite parameters, the run options that
+// change what a metric means, the loads beside each suite, and the result format. Each difference
+// is one line "what: baseline -> current", for the gate to list when it calls the comparison
+// incomparable.
 #pragma once
 
 #include <string>
@@ -33,6 +34,11 @@ RunOptionsDiff run_option_differences(const RunReport& base, const RunReport& cu
 // The loads that ran beside one suite, as the sorted unique list of their spec strings
 // (SuiteResult::loads[].spec): no entry when equal, else one "loads: 'cpu:2' -> (none)".
 std::vector<std::string> suite_load_differences(const SuiteResult& base, const SuiteResult& cur);
+
+// Who measured a suite: rtgate, or the tool it was imported from (SuiteResult::imported) and
+// that tool's major version. One "measured by: 'rtgate' -> 'cyclictest 2.40 (imported)'" when
+// they differ: two instruments' figures are not one system's change.
+std::vector<std::string> suite_source_differences(const SuiteResult& base, const SuiteResult& cur);
 
 // Why a stored result cannot be a session of `cur`'s history ("" when it can): another host, a
 // suite of cur's it lacks, different suite parameters, loads or run options, or cur's own session.

@@ -169,7 +169,8 @@ void weigh_steal(const StealMatched& steal, SuiteVerdict& s) {
 
 void finish_suite(const SuiteResult& bs, const SuiteResult& cs, const Policy& policy,
                   SuiteVerdict& out, std::vector<std::string>& incomparable) {
-  std::vector<std::string> differ = suite_param_differences(bs, cs);
+  std::vector<std::string> differ = suite_source_differences(bs, cs);
+  for (std::string& d : suite_param_differences(bs, cs)) differ.push_back(std::move(d));
   for (std::string& d : suite_load_differences(bs, cs)) differ.push_back(std::move(d));
   if (!differ.empty()) {
     std::string why;

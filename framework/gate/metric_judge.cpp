@@ -50,16 +50,52 @@ double openness(const Evidence& e) {
                  : (e.ci_high - e.ci_low) / std::max(1e-12, e.floor);
 }
 
-// The largest exact max over the sessions; NaN when none has a histogram.
+// A latency metric's exact max: its histogram's, or a summary-only metric's largest run max;
+// NaN when it has neither.
+double exact_max(const Metric& m) {
+  if (m.histogram) return static_cast<double>(m.histogram->max());
+  double max = NAN;
+  for (const LatencySummary& r : m.runs) {
+    if (r.count == 0) continue;
+    const auto v = static_cast<double>(r.max);
+    max = std::isnan(max) ? v : std::max(max, v);
+  }
+  return max;
+}
+
+// The largest exact max over the sessions; NaN when none has one.
 double worst_max(const std::vector<const Metric*>& sessions) {
   double worst = NAN;
   for (const Metric* m : sessions) {
-    if (m != nullptr && m->histogram) {
-      const auto max = static_cast<double>(m->histogram->max());
-      worst = std::isnan(worst) ? max : std::max(worst, max);
-    }
+    const double max = m != nullptr ? exact_max(*m) : NAN;
+    if (!std::isnan(max)) worst = std::isnan(worst) ? max : std::max(worst, max);
   }
   return worst;
+}
+
+// The statistics the policy asks of `cur` that either side cannot give (statistic_unknown), as
+// one "not_comparable" evidence each; the rest are returned to be judged.
+std::vector<std::string> comparable_statistics(const std::vector<const Metric*>& base,
+                                               const Metric& cur, const MetricPolicy& mp,
+                                               std::vector<Evidence>& not_comparable) {
+  std::vector<std::string> out;
+  for (const std::string& s : policy_statistics(cur.kind, mp)) {
+    std::string why;
+    if (const std::string c = statistic_unknown(cur, s); !c.empty()) why = "current " + c;
+    for (const Metric* b : base) {
+      if (b == nullptr || !why.empty()) continue;
+      if (const std::string w = statistic_unknown(*b, s); !w.empty()) why = "the baseline " + w;
+    }
+    if (why.empty()) {
+      out.push_back(s);
+    } else {
+      not_comparable.push_back({.test = "not_comparable",
+                                .statistic = s,
+                                .detail = statistic_label(s) + " not comparable: " + why,
+                                .indicates = Verdict::kInconclusive});
+    }
+  }
+  return out;
 }
 
 // Evidence that is a fact about current rather than a test: a budget, runs without progress.
@@ -80,7 +116,7 @@ double predicted_run_max(const std::vector<const Metric*>& base, std::size_t n_c
 void add_facts(const std::vector<const Metric*>& base, const Metric& cur, const MetricPolicy& mp,
                double alpha, const SessionNoise& max_noise, MetricVerdict& out) {
   const double bmax = worst_max(base);
-  const double max = cur.histogram ? static_cast<double>(cur.histogram->max()) : NAN;
+  const double max = exact_max(cur);
   if (cur.kind == MetricKind::kLatency && mp.budget_ns) {
     const bool over = max > *mp.budget_ns;
     out.evidence.push_back({.test = "budget",
@@ -153,11 +189,17 @@ void judge_metric(const std::vector<const Metric*>& base_sessions, const Metric&
 
   std::vector<Oriented> calls;
   const bool events = is_event_count(cur.kind, cur.unit);
+  std::vector<Evidence> not_comparable;
   const std::vector<std::string> stats =
-      events ? std::vector<std::string>{"rate"} : run_statistics(cur, mp);
+      events ? std::vector<std::string>{"rate"}
+             : comparable_statistics(base_sessions, cur, mp, not_comparable);
   if (stats.empty()) {
+    out.evidence.insert(out.evidence.end(), not_comparable.begin(), not_comparable.end());
     out.verdict = over_budget ? Verdict::kRegressed : Verdict::kInconclusive;
-    out.reason = over_budget ? out.evidence.back().detail : "the policy judges no statistic";
+    out.reason = over_budget ? out.evidence.back().detail
+                 : !not_comparable.empty()
+                     ? "no statistic comparable: " + not_comparable.front().detail
+                     : "the policy judges no statistic";
     return;
   }
   const double a = lv.test / static_cast<double>(stats.size());
@@ -189,6 +231,8 @@ void judge_metric(const std::vector<const Metric*>& base_sessions, const Metric&
       out.evidence[first + (stats.back() == "max" && stats.size() > 1 ? stats.size() - 2
                                                                       : stats.size() - 1)];
   set_headline(out, head);
+  // After the statistics: what could not be compared keeps the metric from "unchanged".
+  out.evidence.insert(out.evidence.end(), not_comparable.begin(), not_comparable.end());
 
   if (mp.max_baseline_cv_pct > 0 && cur.kind != MetricKind::kLatency && !events &&
       stats::coeff_var(base.samples) > mp.max_baseline_cv_pct) {
@@ -207,9 +251,12 @@ void decide_metric(MetricVerdict& v, bool worse_rejected, bool better_rejected) 
   Evidence* budget = nullptr;
   Evidence* zero = nullptr;
   Evidence* max_grew = nullptr;
+  std::vector<const Evidence*> unknown;
   bool cv_blocked = false;
   for (Evidence& e : v.evidence) {
-    if (e.test == "budget") {
+    if (e.test == "not_comparable") {
+      unknown.push_back(&e);
+    } else if (e.test == "budget") {
       budget = &e;
     } else if (e.test == "zero_runs") {
       zero = &e;
@@ -261,7 +308,7 @@ void decide_metric(MetricVerdict& v, bool worse_rejected, bool better_rejected) 
     }
   }
   const bool all_within =
-      !cv_blocked && zero == nullptr && max_grew == nullptr && !stats.empty() &&
+      !cv_blocked && zero == nullptr && max_grew == nullptr && unknown.empty() && !stats.empty() &&
       std::all_of(stats.begin(), stats.end(), [](const Evidence* e) {
         return e->ci_low > (e->ratio ? 1 / e->floor : -e->floor) && e->ci_high < e->floor;
       });
@@ -306,8 +353,16 @@ void decide_metric(MetricVerdict& v, bool worse_rejected, bool better_rejected) 
     v.reason = "every interval inside its floor, but the " + max_grew->detail;
     return;
   }
+  if (open == nullptr && !unknown.empty()) {
+    std::string parts;
+    for (const Evidence* e : unknown) parts += (parts.empty() ? "" : "; ") + e->detail;
+    v.reason = "every comparable interval inside its floor, but " + parts;
+    return;
+  }
+  std::string also;  // the statistics that could not be compared, after the open one
+  for (const Evidence* e : unknown) also += "; " + e->detail;
   if (open == nullptr || !std::isfinite(open->ci_low)) {
-    v.reason = open != nullptr ? open->detail : "no statistic could be evaluated";
+    v.reason = (open != nullptr ? open->detail : "no statistic could be evaluated") + also;
     return;
   }
   take_key(v, *open);
@@ -324,7 +379,8 @@ void decide_metric(MetricVerdict& v, bool worse_rejected, bool better_rejected) 
        : open->runs_needed > 1000
            ? ", and no practical number of runs would detect the floor on this spread "
              "(over 1000 a side): runs this different need a wider floor or a quieter host"
-           : ", about " + fmt::num(open->runs_needed) + " runs a side would detect the floor");
+           : ", about " + fmt::num(open->runs_needed) + " runs a side would detect the floor") +
+      also;
 }
 
 }  // namespace rtgate::gate

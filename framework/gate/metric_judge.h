@@ -22,7 +22,9 @@
 //                 and current's exact max is within the max floor of the baseline's worst
 //                 session's max: the worst case must not have grown.
 //   inconclusive  anything else; the reason names the widest interval, the detectable change and
-//                 the runs a side that would detect the floor.
+//                 the runs a side that would detect the floor, and the statistics a side does not
+//                 have (an imported summary-only metric's quantiles: run_values.h's
+//                 statistic_unknown), which are never judged and never "unchanged".
 #pragma once
 
 #include <functional>

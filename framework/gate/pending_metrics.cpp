@@ -50,6 +50,7 @@ void judge_pending(GateReport& g, const std::vector<Pending>& pending, const Jud
     if (is_event_count(p.cur->kind, p.cur->unit)) continue;
     const MetricVerdict& v = g.suites[p.suite].metrics[p.row];
     for (const std::string& s : run_statistics(*p.cur, p.policy)) {
+      if (!statistic_unknown(*p.base, s).empty()) continue;  // not judged (metric_judge.h)
       priors.add(group_of(v, s), {side_values(*p.base, s), side_values(*p.cur, s)});
     }
   }

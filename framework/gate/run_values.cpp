@@ -87,17 +87,37 @@ std::string statistic_label(const std::string& statistic) {
   return buf;
 }
 
+std::string statistic_unknown(const Metric& m, const std::string& statistic) {
+  const double q = statistic_quantile(statistic);
+  if (m.kind != MetricKind::kLatency || std::isnan(q)) return "";
+  if (m.summary_only) return "has count, min, mean and max only (no histogram)";
+  const auto& u = m.unknown_quantiles;
+  if (std::find(u.begin(), u.end(), statistic) != u.end()) {
+    return "does not know it in some run (it lay beyond the range of the histogram it was "
+           "imported from)";
+  }
+  return "";
+}
+
 std::vector<std::string> run_statistics(const Metric& m, const MetricPolicy& mp) {
   std::vector<std::string> out;
-  if (m.kind == MetricKind::kLatency) {
+  for (std::string& s : policy_statistics(m.kind, mp)) {
+    if (statistic_unknown(m, s).empty()) out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::vector<std::string> policy_statistics(MetricKind kind, const MetricPolicy& mp) {
+  std::vector<std::string> out;
+  if (kind == MetricKind::kLatency) {
     std::vector<double> qs = mp.quantiles;
     std::sort(qs.begin(), qs.end());
     for (double q : qs) {
       if (kept_per_run(q)) out.push_back(fmt::quantile_name(q));
     }
     if (mp.judge_max) out.push_back("max");
-  } else if (m.kind == MetricKind::kThroughput || m.kind == MetricKind::kDuration ||
-             m.kind == MetricKind::kCount) {
+  } else if (kind == MetricKind::kThroughput || kind == MetricKind::kDuration ||
+             kind == MetricKind::kCount) {
     out.push_back("value");
   }
   return out;

@@ -18,8 +18,16 @@
 
 namespace rtgate::gate {
 
-// The statistics judged for `m` under `mp`, in order (quantiles ascending, then max).
+// The statistics judged for `m` under `mp`, in order (quantiles ascending, then max): those of
+// policy_statistics that `m` has (statistic_unknown empty).
 std::vector<std::string> run_statistics(const Metric& m, const MetricPolicy& mp);
+// The statistics the policy judges for a metric of `kind`, whether or not a metric has them.
+std::vector<std::string> policy_statistics(MetricKind kind, const MetricPolicy& mp);
+
+// Why `statistic` of `m` cannot be judged ("" when it can): a summary-only latency metric
+// (imported with count, min, mean and max alone) has no quantiles, and an imported quantile that
+// lay among the samples beyond the tool's histogram in some run is unknown there (report.h).
+std::string statistic_unknown(const Metric& m, const std::string& statistic);
 
 // One side's per-run log values of `statistic`, with the within-run variance floor (sampling
 // and quantisation for quantiles, quantisation for the max, 0 for per-run values). Runs without

@@ -37,7 +37,9 @@ struct Evidence {
   // "run_quantile" (a latency quantile per run), "run_max" (the per-run max), "run_value"
   // (throughput or duration per run), "event_rate" (event counts per run), "budget",
   // "zero_runs" (runs of a throughput that made no progress), "worst_max" (current's exact max
-  // against the baseline's worst, which "unchanged" needs).
+  // against the baseline's worst, which "unchanged" needs), "not_comparable" (a statistic a side
+  // does not have, an imported summary-only metric's quantiles: it keeps the metric from
+  // "unchanged", and is never a regression).
   std::string test;
   std::string statistic;  // "p99", "p999", "max", "value", "rate"; "" for a budget
   // One-sided p-value in the worse direction (the run-level test); NaN for a budget.

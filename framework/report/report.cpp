@@ -126,6 +126,7 @@ Metric Metric::count(std::string name, double value, std::string unit) {
 }
 
 void Metric::merge(const Metric& other) {
+  add_unique(unknown_quantiles, other.unknown_quantiles);
   samples.insert(samples.end(), other.samples.begin(), other.samples.end());
   runs.insert(runs.end(), other.runs.begin(), other.runs.end());
   if (other.histogram) {

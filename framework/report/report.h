@@ -97,10 +97,19 @@ struct Metric {
   // Latency: per-run or per-block maxima. Other kinds: one value per run.
   std::vector<double> samples;
   std::optional<LatencyHistogram> histogram;  // latency metrics only
+  // A latency metric imported from a tool that reports only count, min, mean and max
+  // (cyclictest without -h, pmqtest): it has no histogram, its runs' quantiles and stddev are
+  // unknown (0), and the gate judges only its max. (A history read also leaves histograms out;
+  // that does not make a metric summary-only.)
+  bool summary_only = false;
   // Latency metrics: each run's own summary, in run order (Metric::latency makes one, merge
   // appends). The gate treats the run as the unit of replication: machine state drifts between
   // runs by more than the pooled samples' sampling error, so quantiles are compared run by run.
   std::vector<LatencySummary> runs;
+  // Latency metrics imported with a histogram: the quantiles ("p99", LatencySummary's names)
+  // that some run does not know, because they lay among the samples beyond the tool's histogram
+  // range (0 in those runs). The gate does not judge them.
+  std::vector<std::string> unknown_quantiles;
 
   static Metric latency(std::string name, LatencyHistogram h, std::vector<double> block_maxima);
   static Metric throughput(std::string name, std::string unit, double value);
@@ -149,6 +158,18 @@ void merge_analyses(std::vector<trace::SampleAnalysis>& into,
                     const std::vector<trace::SampleAnalysis>& from);
 inline constexpr std::size_t kMaxCrossings = 8;
 
+// Where a suite's result came from when rtgate did not measure it (`rtgate import`): the tool,
+// its version and each file's command line as the files record them, and what the import had to
+// assume or could not carry. JSON: "imported" on the suite; absent on rtgate's own results.
+struct ImportRecord {
+  std::string tool;                   // "cyclictest", "rtla timerlat hist"
+  std::string version;                // as the file records it; "" when it does not
+  std::string format;                 // the importer that read it ("cyclictest-json")
+  std::vector<std::string> files;     // one per run
+  std::vector<std::string> commands;  // each run's command line; "" when not recorded
+  std::vector<std::string> notes;
+};
+
 struct SuiteResult {
   std::string name;
   std::map<std::string, ParamValue> params;
@@ -162,6 +183,7 @@ struct SuiteResult {
   std::vector<Case> cases;
   std::vector<load::LoadReport> loads;  // the --load that ran beside it, one entry per item and run
   std::optional<TraceRecord> trace;     // --trace
+  std::optional<ImportRecord> imported;  // rtgate import
 
   // A result that ends with `status` and its reason and no cases (skipped, error).
   static SuiteResult ended(SuiteStatus status, std::string reason);
