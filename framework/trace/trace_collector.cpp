@@ -55,8 +55,8 @@ std::uint64_t overruns(tracefs_instance* inst) {
 
 std::unique_ptr<TraceCollector> TraceCollector::start(const TraceSession& session,
                                                       CollectorOptions o, std::string* why) {
-  static const char* const kSystems[] = {"sched", "irq",  "irq_vectors", "timer",
-                                         "lock",  "mmap_lock", "ftrace", nullptr};
+  static const char* const kSystems[] = {"sched", "irq",       "irq_vectors", "timer",
+                                         "lock",  "mmap_lock", "ftrace",      nullptr};
   tep_handle* tep = tracefs_local_events_system(nullptr, kSystems);
   if (tep == nullptr) {
     *why = "cannot read the trace event formats";
@@ -99,6 +99,7 @@ void TraceCollector::drain() {
                              this);
   read_steal();
   for (auto& [n, cpu] : cpus_) {
+    cpu.analysed_this_drain = 0;
     for (const Marker& m : cpu.pending) on_marker(n, cpu, m);
     cpu.pending.clear();
     if (!cpu.history.empty()) trim(cpu);
@@ -169,19 +170,22 @@ bool TraceCollector::is_crossing(std::int64_t latency_ns) const {
 }
 
 // The crossings kept are the largest ones: when full, a larger one replaces the smallest.
-SampleAnalysis* TraceCollector::smallest_crossing(Cpu& cpu) {
-  auto it = std::min_element(cpu.crossings.begin(), cpu.crossings.end(),
-                             [](const auto& x, const auto& y) { return x.latency_ns < y.latency_ns; });
-  return it == cpu.crossings.end() ? nullptr : &*it;
+// What a kept crossing stands for: the task that delayed the thread, else its largest part.
+std::string TraceCollector::cause_of(const SampleAnalysis& a) {
+  if (a.delayed_by) return task_label(*a.delayed_by);
+  return a.parts.empty() ? "" : a.parts.front().kind + " " + a.parts.front().name;
 }
 
 bool TraceCollector::wants_crossing(Cpu& cpu, std::int64_t latency_ns) {
   if (!is_crossing(latency_ns)) return false;
-  if (cpu.crossings.size() < static_cast<std::size_t>(options_.crossings_per_cpu)) return true;
-  const SampleAnalysis* low = smallest_crossing(cpu);
-  return low != nullptr && latency_ns > low->latency_ns;
+  // Every crossing is analysed, up to a budget per drain: which to keep depends on its cause,
+  // which only the analysis knows.
+  return cpu.analysed_this_drain < options_.crossings_per_cpu * 2;
 }
 
+// Kept crossings are the largest, but never at the price of the only one of a cause: a FIFO hog's
+// 2 ms crossings must not all be displaced by a few longer ones of another task, or the analysis
+// would never name the hog.
 void TraceCollector::keep_crossing(Cpu& cpu, SampleAnalysis a) {
   a.trigger = "threshold";
   if (cpu.crossings.size() < static_cast<std::size_t>(options_.crossings_per_cpu)) {
@@ -189,8 +193,20 @@ void TraceCollector::keep_crossing(Cpu& cpu, SampleAnalysis a) {
     return;
   }
   ++findings_.crossings_not_analysed;
-  SampleAnalysis* low = smallest_crossing(cpu);
-  if (low != nullptr && a.latency_ns > low->latency_ns) *low = std::move(a);
+  std::map<std::string, int> per_cause;
+  for (const SampleAnalysis& k : cpu.crossings) ++per_cause[cause_of(k)];
+  const std::string cause = cause_of(a);
+  const bool new_cause = per_cause.find(cause) == per_cause.end();
+  SampleAnalysis* victim = nullptr;
+  for (SampleAnalysis& k : cpu.crossings) {
+    const std::string c = cause_of(k);
+    // A new cause may displace any crossing of a cause kept more than once; a known cause only
+    // a smaller crossing of its own or of such a cause.
+    const bool may = per_cause[c] > 1 || (!new_cause && c == cause);
+    if (!may || (!new_cause && k.latency_ns >= a.latency_ns)) continue;
+    if (victim == nullptr || k.latency_ns < victim->latency_ns) victim = &k;
+  }
+  if (victim != nullptr) *victim = std::move(a);
 }
 
 std::int64_t TraceCollector::guest_floor(const Cpu& cpu) {
@@ -214,6 +230,7 @@ void TraceCollector::on_marker(int n, Cpu& cpu, const Marker& m) {
     findings_.crossings_not_analysed += is_crossing(m.latency_ns);
     return;
   }
+  ++cpu.analysed_this_drain;
   std::vector<const TraceEvent*> events;
   events.reserve(cpu.history.size());
   for (const TraceEvent& e : cpu.history) {

@@ -1,7 +1,8 @@
 // TraceCollector: reads a TraceSession's ring buffer while the run goes on (a SCHED_OTHER thread
 // draining every CPU's buffer through libtracefs every 50 ms, so a long run loses nothing that an
 // analysis needs), keeps each CPU's recent events, and analyses the samples the measuring loops
-// marked: the worst of each CPU, the break, and the largest threshold crossings up to a limit. With `locks`
+// marked: the worst of each CPU, the break, and threshold crossings up to a limit (the largest,
+// keeping one of each cause). With `locks`
 // it also counts kernel lock contention over the whole run.
 //
 // In a VM the host's steal is read per CPU after each drain (CpuSteal), so that each sample is
@@ -36,10 +37,11 @@ struct tep_handle;
 namespace rtgate::trace {
 
 struct CollectorOptions {
-  std::int64_t threshold_ns = 0;   // markers at or over it are "threshold" crossings
-  int crossings_per_cpu = 8;       // crossings kept per CPU beyond its worst (the largest)
-  std::int64_t history_ns = 500'000'000;  // events kept per CPU, back from the newest
-  std::size_t history_cap = 300'000;      // and at most this many
+  std::int64_t threshold_ns = 0;  // markers at or over it are "threshold" crossings
+  int crossings_per_cpu = 8;      // crossings kept per CPU beyond its worst (twice as many analysed
+                                  // per drain)
+  std::int64_t history_ns = 500'000'000;     // events kept per CPU, back from the newest
+  std::size_t history_cap = 300'000;         // and at most this many
   std::int64_t excerpt_before_ns = 200'000;  // excerpt: this long before the deadline
   std::size_t excerpt_lines = 4000;
   bool locks = false;
@@ -83,6 +85,7 @@ class TraceCollector {
     std::optional<SampleAnalysis> worst;  // the worst marked sample (or the break)
     std::optional<SampleAnalysis> guest;  // the worst once host time is set aside (may be `worst`)
     std::vector<SampleAnalysis> crossings;  // the largest threshold crossings besides them
+    int analysed_this_drain = 0;            // bounds the analysis work of one drain
   };
   // One reading of every CPU's cumulative steal, and when it was taken (CLOCK_MONOTONIC).
   struct StealRead {
@@ -101,7 +104,7 @@ class TraceCollector {
   bool is_crossing(std::int64_t latency_ns) const;
   bool wants_crossing(Cpu& cpu, std::int64_t latency_ns);
   void keep_crossing(Cpu& cpu, SampleAnalysis a);
-  static SampleAnalysis* smallest_crossing(Cpu& cpu);
+  static std::string cause_of(const SampleAnalysis& a);
   void trim(Cpu& cpu);
   std::string excerpt(const Cpu& cpu, const Marker& m) const;
 
