@@ -51,14 +51,16 @@ void render_suite(std::string& out, const SuiteResult& s) {
   if (!s.reason.empty()) out += " - " + s.reason;
   out += "\n";
   bool header = false;
+  const auto put_header = [&] {
+    if (header) return;
+    out += fmt("  %-*s %-16s %10s %9s %9s %9s %9s %9s  %s\n", cw, "case", "metric", "samples",
+               "min", "p50", "p99", "p99.9", "max", "notes");
+    header = true;
+  };
   for (const Case& c : s.cases) {
     for (const Metric& m : c.metrics) {
       if (m.histogram) {
-        if (!header) {
-          out += fmt("  %-*s %-16s %10s %9s %9s %9s %9s %9s  %s\n", cw, "case", "metric", "samples",
-                     "min", "p50", "p99", "p99.9", "max", "notes");
-          header = true;
-        }
+        put_header();
         const LatencySummary l = LatencySummary::of(*m.histogram);
         std::string notes = count_notes(c);
         if (const auto v = c.labels.find("verdict"); v != c.labels.end()) notes += "  " + v->second;
@@ -69,6 +71,19 @@ void render_suite(std::string& out, const SuiteResult& s) {
                 dur(static_cast<double>(l.p50)).c_str(), dur(static_cast<double>(l.p99)).c_str(),
                 dur(static_cast<double>(l.p999)).c_str(), dur(static_cast<double>(l.max)).c_str(),
                 notes.c_str());
+      } else if (m.summary_only) {
+        // Imported with count, min, mean and max alone: no quantiles to show.
+        put_header();
+        std::uint64_t count = 0, min = 0, max = 0;
+        for (const LatencySummary& r : m.runs) {
+          if (r.count == 0) continue;
+          min = count == 0 ? r.min : std::min(min, r.min);
+          max = std::max(max, r.max);
+          count += r.count;
+        }
+        out += fmt("  %-10s %-16s %10llu %9s %9s %9s %9s %9s  %s\n", c.name.c_str(), m.name.c_str(),
+                   static_cast<unsigned long long>(count), dur(static_cast<double>(min)).c_str(),
+                   "-", "-", "-", dur(static_cast<double>(max)).c_str(), "min/mean/max only");
       } else if (m.kind == MetricKind::kThroughput || m.kind == MetricKind::kDuration) {
         const SampleSummary t = SampleSummary::of(m.samples);
         const bool has_latency =

@@ -114,6 +114,14 @@ std::vector<JunitSuite> junit_from_run(const RunReport& report) {
           s.system_out += k.name + "/" + m.name + ": count " + std::to_string(l.count) + ", p99 " +
                           gate::fmt::ns(static_cast<double>(l.p99)) + ", max " +
                           gate::fmt::ns(static_cast<double>(l.max)) + "\n";
+        } else if (m.summary_only) {
+          std::uint64_t count = 0, max = 0;
+          for (const LatencySummary& run : m.runs) {
+            count += run.count;
+            max = std::max(max, run.max);
+          }
+          s.system_out += k.name + "/" + m.name + ": count " + std::to_string(count) + ", max " +
+                          gate::fmt::ns(static_cast<double>(max)) + " (min, mean and max only)\n";
         }
       }
       for (const auto& why : k.contaminated_reasons) {

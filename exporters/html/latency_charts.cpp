@@ -97,7 +97,37 @@ std::string ns_tick(double ns) {
   return buf;
 }
 
+namespace {
+
+// A summary-only metric's runs as one row of figures: count, min, mean and max are all it has.
+std::vector<std::string> known_figures(const std::string& side, const Metric& m) {
+  std::uint64_t count = 0, min = 0, max = 0;
+  double weighted = 0;
+  for (const LatencySummary& r : m.runs) {
+    if (r.count == 0) continue;
+    min = count == 0 ? r.min : std::min(min, r.min);
+    max = std::max(max, r.max);
+    count += r.count;
+    weighted += r.mean * static_cast<double>(r.count);
+  }
+  const auto d = [](std::uint64_t v) { return gate::fmt::ns(static_cast<double>(v)); };
+  return {side,   std::to_string(count),
+          d(min), gate::fmt::ns(count > 0 ? weighted / static_cast<double>(count) : 0),
+          d(max), std::to_string(m.runs.size())};
+}
+
+std::string summary_only_figures(const std::string& title, const Metric& cur, const Metric* base) {
+  std::vector<std::vector<std::string>> rows = {known_figures("current", cur)};
+  if (base != nullptr && base->summary_only) rows.push_back(known_figures("baseline", *base));
+  return "<div class=\"metric\"><p>" + escape(title) +
+         ": imported without a histogram (count, min, mean and max only)</p>" +
+         table({"", "samples", "min", "mean", "max", "runs"}, rows) + "</div>";
+}
+
+}  // namespace
+
 std::string latency_charts(const std::string& title, const Metric& cur, const Metric* base) {
+  if (cur.summary_only) return summary_only_figures(title, cur, base);
   if (!cur.histogram) return "";
   const bool with_base = base != nullptr && base->histogram;
   const LatencySummary cs = LatencySummary::of(*cur.histogram);

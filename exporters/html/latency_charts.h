@@ -10,7 +10,8 @@
 
 namespace rtgate::html {
 
-// `base` may be null. "" when the metric has no histogram.
+// `base` may be null. A summary-only metric (imported) gets its figures without charts; "" when
+// a metric has neither (a history read).
 std::string latency_charts(const std::string& title, const Metric& cur, const Metric* base);
 
 // Tick text for nanoseconds: "500 ns", "20 us", "1 ms", "2 s".

@@ -102,7 +102,7 @@ std::string case_anchor(const std::string& suite, const std::string& case_name) 
 bool has_case_section(const Case& c) {
   if (c.contaminated) return true;
   for (const Metric& m : c.metrics) {
-    if (m.kind == MetricKind::kLatency && m.histogram) return true;
+    if (m.kind == MetricKind::kLatency && (m.histogram || m.summary_only)) return true;
   }
   return false;
 }

@@ -163,6 +163,13 @@ void add_metric(Families& f, const SuiteResult& s, const Case& c, const Metric& 
                 const SeriesOptions& options) {
   const Labels l = metric_labels(s, c, m);
   if (m.kind == MetricKind::kLatency) {
+    if (m.summary_only) {
+      // Imported with count, min, mean and max alone: the exact max, no quantiles or buckets.
+      std::uint64_t max = 0;
+      for (const LatencySummary& r : m.runs) max = std::max(max, r.max);
+      if (!m.runs.empty()) f.latency_max.Set(l, static_cast<double>(max) / 1e9);
+      return;
+    }
     if (!m.histogram) return;
     const LatencySummary sum = LatencySummary::of(*m.histogram);
     if (!options.bounds_s.empty()) {
@@ -195,6 +202,7 @@ void add_suite_worst(Families& f, const SuiteResult& s) {
   struct Worst {
     const Metric* first = nullptr;
     std::uint64_t p99 = 0, p999 = 0, max = 0;
+    bool quantiles = false;  // some case had them (not only summary-only metrics)
     double value = 0;
   };
   std::map<std::string, Worst> worst;
@@ -204,7 +212,12 @@ void add_suite_worst(Families& f, const SuiteResult& s) {
       const bool first = w.first == nullptr;
       if (first) w.first = &m;
       if (m.kind == MetricKind::kLatency) {
+        if (m.summary_only) {
+          for (const LatencySummary& r : m.runs) w.max = std::max(w.max, r.max);
+          continue;
+        }
         if (!m.histogram) continue;
+        w.quantiles = true;
         w.p99 = std::max(w.p99, m.histogram->quantile(0.99));
         w.p999 = std::max(w.p999, m.histogram->quantile(0.999));
         w.max = std::max(w.max, m.histogram->max());
@@ -217,6 +230,7 @@ void add_suite_worst(Families& f, const SuiteResult& s) {
   for (const auto& [name, w] : worst) {
     if (w.first->kind == MetricKind::kLatency) {
       for (const auto& [q, v] : {std::pair{"0.99", w.p99}, {"0.999", w.p999}, {"1", w.max}}) {
+        if (!w.quantiles && std::string_view(q) != "1") continue;
         f.latency_worst.Set({{"suite", s.name}, {"metric", name}, {"quantile", q}},
                             static_cast<double>(v) / 1e9);
       }

@@ -40,6 +40,7 @@ RunReport skeleton(const RunReport& r) {
     copy.params = s.params;
     copy.loads = s.loads;
     copy.status = s.status;
+    copy.imported = s.imported;  // who measured it is part of what it measured
     out.suites.push_back(std::move(copy));
   }
   return out;
