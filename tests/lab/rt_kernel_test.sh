@@ -7,7 +7,8 @@
 #   3. lock.latency and pi.stress run and pass;
 #   4. cyclic --trace passes and leaves no tracefs instance behind;
 #   5. the RT kernel's threaded IRQs (irq/N-name, FIFO 50) are recorded as kernel threads and
-#      never named as contamination.
+#      never named as contamination;
+#   6. ipc.wakeup, sched.migrate, deadline.cyclic and oslat pass (or are skipped with a reason).
 # About 90 s on 2 cores (boot 13 s). Needs root, qemu and the Debian archive (apt-get download
 # of the kernel package, cached under $RTGATE_LAB_DIR); skips (77) without them.
 #   tests/lab/rt_kernel_test.sh RTGATE SOURCE_DIR [KERNEL]
@@ -32,6 +33,9 @@ ls /sys/kernel/tracing/instances > instances.before
 echo \$? > cyclic.exit
 ls /sys/kernel/tracing/instances > instances.after
 ps -eLo comm,cls,rtprio | grep '^irq/' > irq_threads.txt || true
+\$R run ipc.wakeup sched.migrate deadline.cyclic oslat --duration 2 --no-progress \
+  -o twins.json > twins.log 2>&1
+echo \$? > twins.exit
 EOF
 
 lab_boot "$SRC" "$KERNEL"
@@ -77,4 +81,14 @@ for f in pi.json locks.json cyclic.json; do
   named=$(jq '[.suites[] | .contaminated_reasons[]? | select(test("irq/"))] | length' "$T/$f")
   [ "$named" = 0 ] || fail "$f: a threaded IRQ named as contamination"
 done
+
+echo "== 6. the rt-tests twins: ipc.wakeup, sched.migrate, deadline.cyclic, oslat"
+cat "$T/twins.log"
+jq -r '.suites[] | "\(.name) \(.status) \(.reason // "")"' "$T/twins.json"
+[ "$(jq '.suites | length' "$T/twins.json")" = 4 ] || fail "not every twin suite ran"
+# Passed, or skipped with the kernel's reason (SCHED_DEADLINE admission can be refused).
+[ "$(jq '[.suites[] | select(.status != "passed" and
+                            (.status != "skipped" or (.reason // "") == ""))] | length' \
+     "$T/twins.json")" = 0 ] || fail "a twin suite neither passed nor was skipped with a reason"
+[ "$(cat "$T/twins.exit")" = 0 ] || fail "the twin suites exited $(cat "$T/twins.exit")"
 echo "PASS"
