@@ -136,7 +136,9 @@ TEST(Oslat, WithTraceTheGapsAreExplainedByWhatRanInThem) {
     const auto& top = a["parts"][0];
     if (top["kind"] == "task" && top["name"] == "load-rt1") {
       spinner = true;
-      EXPECT_EQ(top["policy"], "SCHED_FIFO");
+      // The policy is read from the live task: a sample analysed in the collector's last drain,
+      // after the load has stopped, finds it gone and says "RT" (its priority is from the trace).
+      EXPECT_TRUE(top["policy"] == "SCHED_FIFO" || top["policy"] == "RT") << top["policy"];
       EXPECT_EQ(top["prio"], 98);
       EXPECT_GE(top["ns"].get<double>(), 0.9 * static_cast<double>(others)) << a.dump(1);
     }
