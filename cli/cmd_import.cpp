@@ -61,6 +61,7 @@ void add_import(CLI::App& app, int& exit_code) {
     std::vector<std::string> files;
     std::string out;
     importers::ImportOptions options;
+    bool host_env = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("FILE", o->files, "the tools' output files, one run each, of one session")
@@ -70,7 +71,7 @@ void add_import(CLI::App& app, int& exit_code) {
   cmd->add_option("--cmdline", o->options.cmdline,
                   "the command that wrote a file whose format does not record it (rtla's text), "
                   "e.g. \"rtla timerlat hist -p 1000 -c 0-1 -d 60\"");
-  cmd->add_flag("--host-env", o->options.host_env,
+  cmd->add_flag("--host-env", o->host_env,
                 "take what the files do not record (CPU model, isolation, throttling, ...) from "
                 "this machine, after checking they name it: for an import where the tool ran");
   cmd->footer(formats_text());
@@ -81,6 +82,8 @@ void add_import(CLI::App& app, int& exit_code) {
       return;
     }
     importers::Imported im;
+    const Environment here = o->host_env ? capture_environment() : Environment{};
+    o->options.host = o->host_env ? &here : nullptr;
     try {
       im = importers::import_files(o->files, o->options);
     } catch (const importers::ImportError& e) {

@@ -238,7 +238,7 @@ Imported import_files(const std::vector<std::string>& paths, const ImportOptions
     runs.push_back(std::move(run));
   }
   out.report = combine_runs(std::move(runs), paths);
-  if (options.host_env) apply_host_environment(out.report, capture_environment());
+  if (options.host != nullptr) apply_host_environment(out.report, *options.host);
   return out;
 }
 

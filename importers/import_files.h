@@ -21,9 +21,10 @@ inline constexpr std::size_t kMaxInputBytes = std::size_t{256} << 20;
 struct ImportOptions {
   // The command that wrote a file whose format does not record it (rtla's text).
   std::string cmdline;
-  // Fill what the files do not record (CPU model, isolation, throttling, ...) from this machine
-  // after checking that they name it: for an import run where the tool ran, in the same boot.
-  bool host_env = false;
+  // --host-env: this machine's environment (capture_environment()), for what the files do not
+  // record (CPU model, isolation, throttling, ...), after checking that they name it: for an
+  // import run where the tool ran. nullptr: the files' own environment alone.
+  const Environment* host = nullptr;
 };
 
 struct ImportedFile {
