@@ -214,11 +214,10 @@ class Reader {
     const auto where = [&] { return cw + ".metrics[" + std::to_string(k) + "]"; };
     const auto at = [&](const char* tail) { return [&where, tail] { return where() + tail; }; };
     Metric m;
+    json_dom::ImportedParts imported;  // "summary_only", "unknown_quantiles" (raw)
     std::string_view runs, summary;
     std::optional<std::string> kind, better;
     bool named = false, unit = false, samples = false, histogram = false, runs_read = false;
-    bool summary_only = false;
-    std::vector<std::string> missing_columns;
     for (auto f : object_value(v, where)) {
       simdjson::ondemand::field field;
       check(std::move(f).get(field));
@@ -252,11 +251,11 @@ class Reader {
         }
       } else if (key == "runs") {
         // Columns are read in place; the older array of summaries through the DOM reader.
-        if (auto r = runs_on_demand(field.value(), at(".runs"), &missing_columns)) {
+        if (auto r = runs_on_demand(field.value(), at(".runs"), &imported.missing_columns)) {
           m.runs = std::move(*r);
           runs_read = true;
         } else {
-          runs = raw_of(field.value());
+          imported.runs = runs = raw_of(field.value());
         }
       } else if (key == "summary") {
         summary = raw_of(field.value());
@@ -264,20 +263,8 @@ class Reader {
       } else if (key == "histogram") {
         histogram = true;
         object_value(field.value(), at(".histogram"));
-      } else if (key == "unknown_quantiles") {
-        for (auto x : list_value(field.value(), at(".unknown_quantiles"))) {
-          std::string_view q;
-          if (x.get_string().get(q) != simdjson::SUCCESS) {
-            throw JsonError(where() + ".unknown_quantiles: expected strings");
-          }
-          m.unknown_quantiles.emplace_back(q);
-        }
-      } else if (key == "summary_only") {
-        bool b = false;
-        if (field.value().get_bool().get(b) != simdjson::SUCCESS) {
-          throw JsonError(where() + ".summary_only: expected true or false");
-        }
-        summary_only = b;
+      } else if (key == "unknown_quantiles" || key == "summary_only") {
+        (key == "summary_only" ? imported.summary_only : imported.unknown) = raw_of(field.value());
       }
     }
     if (!named) throw JsonError(where() + ": missing field 'name'");
@@ -291,26 +278,7 @@ class Reader {
     if (m.kind != MetricKind::kLatency) return m;
     m.samples.clear();
     if (summary.empty()) throw JsonError(where() + ": missing field 'summary'");
-    if (summary_only) {
-      // count, min, mean and max only (report.h); the columns read in place or not at all.
-      for (const std::string& c : missing_columns) {
-        if (c == "count" || c == "min" || c == "mean" || c == "max") {
-          throw JsonError(where() + ".runs: missing field '" + c + "'");
-        }
-      }
-      if (!runs_read && runs.empty()) throw JsonError(where() + ": missing field 'runs'");
-      if (!runs_read) m.runs = json_dom::summary_only_runs_from(piece(runs), where() + ".runs");
-      for (LatencySummary& r : m.runs) {
-        r.stddev = 0;
-        r.p50 = r.p90 = r.p99 = r.p999 = r.p9999 = r.overflow = 0;
-      }
-      json_dom::check_summary_only_runs(m.runs, where() + ".runs");
-      m.summary_only = true;
-      return m;
-    }
-    if (!missing_columns.empty()) {
-      throw JsonError(where() + ".runs: missing field '" + missing_columns.front() + "'");
-    }
+    if (json_dom::read_imported_parts(m, imported, dom_, where())) return m;
     if (!histogram) throw JsonError(where() + ": missing field 'histogram'");
     if (runs_read) {
       // Read in place above.

@@ -214,41 +214,6 @@ std::vector<LatencySummary> runs_from(element runs, const std::string& where) {
   return out;
 }
 
-std::vector<LatencySummary> summary_only_runs_from(element runs, const std::string& where) {
-  const object cols = object_of(runs, where);
-  const std::size_t n = count_of(array_field(cols, "count", where));
-  std::vector<LatencySummary> out(n);
-  const auto column = [&](const char* key, auto field) {
-    const array c = array_field(cols, key, where);
-    if (count_of(c) != n) throw JsonError(where + "." + key + ": not one value per run");
-    std::size_t i = 0;
-    for (element x : c) {
-      using T = std::remove_reference_t<decltype(out[i].*field)>;
-      const auto v = as<T>(x);
-      if (!v) throw JsonError(where + "." + key + ": " + dump(x) + " is not a valid value");
-      out[i++].*field = *v;
-    }
-  };
-  column("count", &LatencySummary::count);
-  column("min", &LatencySummary::min);
-  column("mean", &LatencySummary::mean);
-  column("max", &LatencySummary::max);
-  check_summary_only_runs(out, where);
-  return out;
-}
-
-void check_summary_only_runs(const std::vector<LatencySummary>& runs, const std::string& where) {
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    const LatencySummary& r = runs[i];
-    if (r.count == 0) continue;
-    // The mean lies in [min, max], up to the rounding of a double.
-    if (r.min > r.max || r.mean < static_cast<double>(r.min) * (1 - 1e-9) - 1 ||
-        r.mean > static_cast<double>(r.max) * (1 + 1e-9) + 1) {
-      throw JsonError(where + "[" + std::to_string(i) + "]: min, mean and max out of order");
-    }
-  }
-}
-
 namespace {
 
 Metric metric_from(element v, const std::string& where, Encoding enc) {
@@ -263,10 +228,11 @@ Metric metric_from(element v, const std::string& where, Encoding enc) {
   if (!better) throw JsonError(where + ".better: expected lower or higher");
   m.better = *better;
   m.samples = numbers(j, "samples", where);
-  m.unknown_quantiles = get_or<std::vector<std::string>>(j, "unknown_quantiles", {});
+  if (const auto u = member(j, "unknown_quantiles")) {
+    m.unknown_quantiles = quantile_names(*u, where + ".unknown_quantiles");
+  }
   if (m.kind == MetricKind::kLatency && get_or<bool>(j, "summary_only", false)) {
-    m.runs = summary_only_runs_from(field(j, "runs", where), where + ".runs");
-    m.summary_only = true;
+    finish_summary_only(m, {}, false, field(j, "runs", where), where + ".runs");
     return m;
   }
   if (m.kind == MetricKind::kLatency) {

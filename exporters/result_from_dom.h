@@ -8,6 +8,7 @@
 #include <string>
 
 #include "exporters/json_exporter.h"
+#include "exporters/summary_only_runs.h"
 #include "framework/report/report.h"
 
 namespace rtgate {}  // namespace rtgate
@@ -29,11 +30,6 @@ Case case_from(simdjson::dom::element v, const std::string& where, Encoding enc)
 // per-run summaries (/2's and /3's columns or /1's array of summary objects).
 LatencySummary latency_summary_from(simdjson::dom::element v, const std::string& where);
 std::vector<LatencySummary> runs_from(simdjson::dom::element runs, const std::string& where);
-// A summary-only latency metric's runs ("summary_only": true; report.h): the columns count, min,
-// mean and max, the quantiles and stddev left 0 (unknown); and their check (min <= mean <= max).
-std::vector<LatencySummary> summary_only_runs_from(simdjson::dom::element runs,
-                                                   const std::string& where);
-void check_summary_only_runs(const std::vector<LatencySummary>& runs, const std::string& where);
 // A suite's own fields ("cases" must be an array; its cases are the caller's).
 SuiteResult suite_from(simdjson::dom::element v, const std::string& where,
                        const ReadOptions& options = {});
