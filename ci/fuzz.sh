@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes rtgate's input parsers with libFuzzer (tests/fuzz/): the result loader, the gate policy,
-# --load, --cpus, selectors and -p. Builds the targets in $RTGATE_FUZZ_DIR (default build-fuzz,
-# clang-14 + ASan + UBSan), then runs each for SECONDS (default 300) from its seed corpus in
+# --load, --cpus, selectors, -p and rtgate import's formats. Builds the targets in
+# $RTGATE_FUZZ_DIR (default build-fuzz, clang-14 + ASan + UBSan), then runs each for SECONDS (default 300) from its seed corpus in
 # tests/fuzz/corpus/<target>/. New inputs go to a scratch corpus beside the build, never into the
 # tree; a crash leaves crash-* in $RTGATE_FUZZ_DIR/artifacts/ and fails the script. Reports the
 # executions of each target.
@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 SECONDS_EACH=${1:-300}
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(result_loader policy load_spec cpu_list selection params)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(result_loader policy load_spec cpu_list selection params import)
 ci/setup.sh
 DIR=${RTGATE_FUZZ_DIR:-build-fuzz}
 cmake -S . -B "$DIR" -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
