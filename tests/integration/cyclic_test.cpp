@@ -65,9 +65,14 @@ TEST(Cyclic, OneCasePerCpuWithTheExpectedNumberOfWakeups) {
     // hypervisor stole from that CPU (time stolen from a vCPU cannot be measured in; this VM's
     // host takes 10-27 ms at a time). Beyond that, 100 periods (100 ms of missed wakeups in
     // 5 s) would mean a broken machine, not noise.
+    // A guest whose hypervisor publishes no steal (its steal source says "none visible") loses
+    // periods to the host unseen: there the bound is 10%, half a second of stalls in 5 s.
     const std::string cpu = c["labels"]["cpu"];
     const double steal_ms = suite["hygiene"]["steal_ms_per_cpu"].value(cpu, 0.0);
-    EXPECT_NEAR(static_cast<double>(count), 5000.0, 100.0 + steal_ms)
+    const bool steal_unseen =
+        suite["hygiene"].value("steal_source", std::string()).find("none visible") !=
+        std::string::npos;
+    EXPECT_NEAR(static_cast<double>(count), 5000.0, (steal_unseen ? 500.0 : 100.0) + steal_ms)
         << c["name"] << ", " << steal_ms << " ms stolen";
     const auto& s = (*lat)["summary"];
     EXPECT_LE(s["min"].get<std::uint64_t>(), s["p50"].get<std::uint64_t>());
