@@ -23,6 +23,17 @@ std::string read_knob(const std::string& name) {
   return v;
 }
 
+// This process's instances only: a start removes the stale ones an earlier test's SIGKILLed
+// child left behind, which would otherwise read as a change this test made.
+std::vector<std::string> own_instances() {
+  const std::string mine = "rtgate-" + std::to_string(getpid()) + "-";
+  std::vector<std::string> out;
+  for (const std::string& n : rtgate_instances()) {
+    if (n.rfind(mine, 0) == 0) out.push_back(n);
+  }
+  return out;
+}
+
 bool kernel_has(const std::string& tracer) {
   return KernelTracer::unavailable(tracer, "X").empty();
 }
@@ -44,7 +55,7 @@ TEST(KernelTracer, AMissingTracerIsNamedWithItsConfigOption) {
 // tracer it refuses) removes the instance and puts back every knob it wrote.
 TEST(KernelTracer, AFailedStartLeavesNothingBehind) {
   if (geteuid() != 0) GTEST_SKIP() << "needs root";
-  const std::vector<std::string> before = rtgate_instances();
+  const std::vector<std::string> before = own_instances();
   const bool osnoise = kernel_has("osnoise");
   const std::string period = osnoise ? read_knob("timerlat_period_us") : "";
   std::string why;
@@ -60,7 +71,7 @@ TEST(KernelTracer, AFailedStartLeavesNothingBehind) {
   } else {
     EXPECT_EQ(read_knob("timerlat_period_us"), period);
   }
-  EXPECT_EQ(rtgate_instances(), before);
+  EXPECT_EQ(own_instances(), before);
 }
 
 // Where timerlat exists: events arrive, the knobs hold rtgate's values during the run and the
@@ -71,7 +82,7 @@ TEST(KernelTracer, TimerlatRunsInItsInstanceAndRestoresTheKnobs) {
       !why.empty()) {
     GTEST_SKIP() << why;
   }
-  const std::vector<std::string> before = rtgate_instances();
+  const std::vector<std::string> before = own_instances();
   const std::string period = read_knob("timerlat_period_us");
   const std::string cpus = read_knob("cpus");
   KernelTracerConfig c{.tracer = "timerlat",
@@ -99,7 +110,7 @@ TEST(KernelTracer, TimerlatRunsInItsInstanceAndRestoresTheKnobs) {
   t.reset();
   EXPECT_EQ(read_knob("timerlat_period_us"), period);
   EXPECT_EQ(read_knob("cpus"), cpus);
-  EXPECT_EQ(rtgate_instances(), before);
+  EXPECT_EQ(own_instances(), before);
 
   EXPECT_THROW(
       {
@@ -109,7 +120,7 @@ TEST(KernelTracer, TimerlatRunsInItsInstanceAndRestoresTheKnobs) {
       },
       std::runtime_error);
   EXPECT_EQ(read_knob("timerlat_period_us"), period);
-  EXPECT_EQ(rtgate_instances(), before);
+  EXPECT_EQ(own_instances(), before);
 }
 
 }  // namespace
