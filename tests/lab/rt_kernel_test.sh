@@ -86,9 +86,19 @@ echo "== 6. the rt-tests twins: ipc.wakeup, sched.migrate, deadline.cyclic, osla
 cat "$T/twins.log"
 jq -r '.suites[] | "\(.name) \(.status) \(.reason // "")"' "$T/twins.json"
 [ "$(jq '.suites | length' "$T/twins.json")" = 4 ] || fail "not every twin suite ran"
-# Passed, or skipped with the kernel's reason (SCHED_DEADLINE admission can be refused).
+# Passed, or skipped with the kernel's reason (SCHED_DEADLINE admission can be refused), or
+# inconclusive because of the host: a TCG vCPU the 2-core host did not run can delay a push IPI
+# by milliseconds, and sched.migrate sets sporadic violations apart on a guest that cannot see
+# its steal (exit 3).
 [ "$(jq '[.suites[] | select(.status != "passed" and
-                            (.status != "skipped" or (.reason // "") == ""))] | length' \
+                            (.status != "skipped" or (.reason // "") == "") and
+                            (.status != "inconclusive" or
+                             ((.reason // "") | startswith("host") | not)))] | length' \
      "$T/twins.json")" = 0 ] || fail "a twin suite neither passed nor was skipped with a reason"
-[ "$(cat "$T/twins.exit")" = 0 ] || fail "the twin suites exited $(cat "$T/twins.exit")"
+case "$(cat "$T/twins.exit")" in
+  0) ;;
+  3) [ "$(jq '[.suites[] | select(.status == "inconclusive")] | length' "$T/twins.json")" -gt 0 ] ||
+       fail "the twin suites exited 3 with no inconclusive suite" ;;
+  *) fail "the twin suites exited $(cat "$T/twins.exit")" ;;
+esac
 echo "PASS"
