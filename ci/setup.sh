@@ -1,21 +1,26 @@
 #!/usr/bin/env bash
-# Installs every Debian package rtgate builds, tests or benchmarks with. Idempotent: when all are
-# present it only runs dpkg-query and exits.
+# Installs every Debian package rtgate builds, tests or benchmarks with; `--binary`: only what the
+# rtgate binary needs to build. Idempotent: when all are present it only runs dpkg-query and exits.
 set -euo pipefail
 
-PACKAGES=(
+# What the rtgate binary needs to build (ci/smoke.sh installs only these: `--binary`).
+BINARY_PACKAGES=(
   cmake g++ make pkg-config        # build
   libcli11-dev nlohmann-json3-dev  # CLI, JSON
   libsimdjson-dev zlib1g-dev       # result files read at lab scale (exporters/json_reader), .json.gz
   libboost-math-dev libyaml-cpp-dev  # gate: distribution functions (Boost.Math), policy files
+  prometheus-cpp-dev libcurl4-openssl-dev  # Prometheus export: data model, /metrics; the push (curl)
+  libtracefs-dev libtraceevent-dev  # --trace: private tracefs instances
+)
+# What the tests, benchmarks, packaging and the virtual board need besides.
+TEST_PACKAGES=(
   libgtest-dev libgmock-dev        # unit and integration tests
   libbenchmark-dev                 # measurement-overhead benchmarks
   rt-tests                         # cyclictest, the reference we cross-check against
   stress-ng                        # optional load for benchmarks
   util-linux bsdutils procps jq    # setpriv, script (non-root and TTY tests), JSON in scripts
-  prometheus-cpp-dev libcurl4-openssl-dev  # Prometheus export: data model, /metrics; the push (curl)
   prometheus prometheus-pushgateway curl   # real servers and promtool for the integration tests
-  libtracefs-dev libtraceevent-dev trace-cmd  # --trace: private tracefs instances (trace-cmd: tests)
+  trace-cmd                        # --trace tests read the trace back with it
   clang-14 libfuzzer-14-dev        # fuzz targets (tests/fuzz, ci/fuzz.sh)
   dpkg-dev help2man man-db lintian # the .deb (CPack), its man page from --help, its checks
   lava-common python3-yaml         # LAVA test definition: schema validation, YAML in tests
@@ -23,6 +28,8 @@ PACKAGES=(
   rtla lava-dispatcher             # ci/lab: rtla as the kernel tracers' reference; lava-run
   chromium fonts-dejavu-core       # the HTML report rendered headless (tests), its screenshot
 )
+PACKAGES=("${BINARY_PACKAGES[@]}")
+[ "${1:-}" = "--binary" ] || PACKAGES+=("${TEST_PACKAGES[@]}")
 
 missing=()
 for p in "${PACKAGES[@]}"; do
