@@ -6,7 +6,8 @@
 #                                       prometheus.yml (an example scrape config)
 #   share/rtgate/ci/                    gate-kernel.sh, the GitLab, GitHub and LAVA templates
 #   lib/systemd/system/rtgate-serve.service   ExecStart names the installed binary
-#   share/doc/rtgate/                   README.md, copyright, changelog.Debian.gz
+#   share/doc/rtgate/                   README.md, copyright, changelog.Debian.gz, docs/ (the
+#                                       reference the README links to)
 include(GNUInstallDirs)
 
 install(TARGETS rtgate RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
@@ -73,6 +74,7 @@ add_custom_command(
 add_custom_target(rtgate_changelog ALL DEPENDS ${PROJECT_BINARY_DIR}/packaging/changelog.Debian.gz)
 install(FILES README.md cmake/copyright ${PROJECT_BINARY_DIR}/packaging/changelog.Debian.gz
         DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs FILES_MATCHING PATTERN "*.md")
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME rtgate)
