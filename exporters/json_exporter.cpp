@@ -268,9 +268,9 @@ nlohmann::ordered_json to_json(const RunReport& report) {
   return j;
 }
 
-// Compact: at lab scale the indentation was most of the file (issue 16); `jq .` shows it indented.
-// Written a case at a time: the whole document as one nlohmann tree was 8 times the text (400 MB
-// at 10,000 cases). The text is what to_json(report).dump() writes, byte for byte.
+// Compact: at lab scale indentation would be most of the file; `jq .` shows it indented.
+// Written a case at a time: the whole document as one nlohmann tree takes several times the
+// text's memory. The text is what to_json(report).dump() writes, byte for byte.
 namespace {
 
 void put_json_text(const RunReport& report, const json_stream::Put& put) {

@@ -31,8 +31,9 @@
 //
 // Cost: an uncontended lock+unlock is two locked RMWs (the tail exchange, and the CAS that clears
 // tail_ on release; a plain store there could drop a waiter that swapped in between), where
-// pthread_spin and TasLock need one plus a store: 22 ns vs 11 ns here (bench_locks). That is the
-// price of the queue; QSpinLock keeps a one-RMW uncontended path and queues only under contention.
+// pthread_spin and TasLock need one plus a store, so it costs about twice theirs (bench_locks).
+// That is the price of the queue; QSpinLock keeps a one-RMW uncontended path and queues only under
+// contention.
 //
 // RT caveats: spins. No priority inheritance. FIFO-fair: yes (queue order = order of the tail_
 // exchanges). FIFO hands the lock to one named waiter, so if it is preempted everyone waits for

@@ -97,7 +97,7 @@ PutResult put(const std::string& url, const ReportText& text) {
   curl_easy_setopt(h, CURLOPT_WRITEDATA, &reply);
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 10L);
-  // A stalled gateway fails the try; a slow one may take its time (a 127 MB body took 12 s).
+  // A stalled gateway fails the try; a slow one may take its time (a lab-scale body takes seconds).
   curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
   curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 60L);
   const CURLcode rc = curl_easy_perform(h);

@@ -4,9 +4,9 @@
 //
 // The body is written a series at a time and handed to libcurl a piece at a time (report_text.h),
 // one suite at a time: prometheus-cpp's Gateway would hold every series as objects and the whole
-// text in one string (560 MB for a 10,000-case result, issue 16). A host or suite name that is not
-// plain ([A-Za-z0-9._-]) goes into the URL base64url-encoded ("instance@base64/..."), which the
-// Pushgateway decodes: it still names one group.
+// text in one string, hundreds of MB for a result of thousands of cases. A host or suite name
+// that is not plain ([A-Za-z0-9._-]) goes into the URL base64url-encoded ("instance@base64/..."),
+// which the Pushgateway decodes: it still names one group.
 #pragma once
 
 #include <optional>

@@ -1,7 +1,7 @@
 // A result's Prometheus exposition text, written a series at a time as the series are built
-// (build_series), for --textfile and --push. The series never exist as objects all at once: a
-// 10,000-case result with --prom-cases all is 580,000 series, about 300 MB as prometheus-cpp
-// data but 127 MB as text (issue 16's bench_scale).
+// (build_series), for --textfile and --push. The series never exist as objects all at once: at
+// lab scale (--prom-cases all on thousands of cases) they are several times larger as
+// prometheus-cpp data than as text (build/bench_scale measures both).
 //
 // The text format needs each family's series together, and the builder visits a case's families
 // in turn, so each family keeps its own text, in chunks of about 1 MB: appending never copies

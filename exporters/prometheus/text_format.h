@@ -1,7 +1,7 @@
 // The Prometheus text exposition format (0.0.4) of metric families.
 //
-// prometheus-cpp's TextSerializer writes through std::ostream a token at a time: 52 MB/s here,
-// 3.6 s for the 850,000 series of a 10,000-case result (issue 16's bench_scale). This writer
+// prometheus-cpp's TextSerializer writes through std::ostream a token at a time, which is slow
+// for the hundreds of thousands of series of a lab-scale result (build/bench_scale). This writer
 // appends to a string with std::to_chars; --textfile and --push write through it a series at a
 // time (report_text.h), `serve`'s Exposer keeps the library's serializer. Numbers are the shortest
 // text that reads back as the same double; NaN and infinities as the format spells them.

@@ -1,7 +1,7 @@
 // The one periodic measuring loop of every RT measurement (cyclic, the RT probe of the workload
 // suites, lock.latency's RT threads): sleep to an absolute CLOCK_MONOTONIC deadline, feed the
 // wakeup to the thread's PeriodicRecorder, offer the sample to the run's SampleHook (trace
-// markers and break-on-threshold, issue 12's --trace: one code path for every loop), then do the
+// markers and break-on-threshold for --trace: one code path for every loop), then do the
 // caller's per-period work (lock.latency takes its lock there; work that runs past the next
 // deadline re-anchors the schedule, PeriodicRecorder::reanchor). It publishes the thread's tid
 // when it starts and `done` when it ends, for the watchdog.

@@ -198,7 +198,7 @@ struct SuiteResult {
 };
 
 // A suite's cases by name, for lookups across a whole suite: SuiteResult::find is a linear scan,
-// which made pairing 10,000 cases a side quadratic (issue 16). Finds what find() finds (the first
+// so pairing every case of two suites by it would be quadratic. Finds what find() finds (the first
 // case of a name); valid while the suite's cases are neither added nor moved.
 class CaseIndex {
  public:

@@ -1,4 +1,4 @@
-// TraceSession: a private tracefs instance for one run (issue 12's --trace), through libtracefs.
+// TraceSession: a private tracefs instance for one run of --trace, through libtracefs.
 //
 // Never the global buffer: the instance is "rtgate-<pid>-<n>", configured with the events the
 // worst-sample analysis reads (sched, irq, timer, lock contention, mmap_lock; whatever the kernel

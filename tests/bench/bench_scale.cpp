@@ -1,4 +1,4 @@
-// What a result costs at lab scale (issue 16): results of 1,000 and 10,000 cases the way a 256-CPU
+// What a result costs at lab scale: results of 1,000 and 10,000 cases the way a 256-CPU
 // board produces them, and for each size the wall time, peak RSS and output size of writing the
 // JSON (-o, plain and .json.gz), loading it, compare, gate, JUnit, the Prometheus text, what serve
 // holds, and a push; plus Prometheus series per case and per result. Figures, not a timed test.

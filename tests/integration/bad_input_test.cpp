@@ -1,4 +1,4 @@
-// Malformed input end to end (issue 13): every one is exit 2 (usage or input error) with one line
+// Malformed input end to end: every one is exit 2 (usage or input error) with one line
 // on stderr, refused before anything runs; never exit 1 (which `gate` uses for "regressed"), a
 // crash or an uncaught exception.
 #include <gtest/gtest.h>

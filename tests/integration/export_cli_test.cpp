@@ -1,4 +1,4 @@
-// `rtgate export` (issue 16): every registered exporter rendered from a stored result, with the
+// `rtgate export`: every registered exporter rendered from a stored result, with the
 // gate's verdicts when --baseline is given; exit 0 when written whatever the verdict, 2 on bad
 // input, 4 when a required push fails. The push goes to a real Pushgateway scraped by a real
 // Prometheus.

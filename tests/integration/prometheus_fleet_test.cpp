@@ -1,4 +1,4 @@
-// A fleet in one Prometheus (issue 14): two hosts push a result for kernel K1, then one for K2,
+// A fleet in one Prometheus: two hosts push a result for kernel K1, then one for K2,
 // to one Pushgateway scraped by one Prometheus that evaluates the real rules.yml. Host A's K2 is
 // slower (p99.9 up, throughput down), host B's is unchanged: RtgateLatencyP999Regressed and
 // RtgateThroughputDrop must become active for host A's series and for nothing of host B, and the
@@ -307,7 +307,7 @@ TEST_F(PrometheusFleet, EachHostIsComparedWithItsOwnPreviousKernel) {
   }
 }
 
-// The acceptance of issue 14: both alerts active for each of host A's series that crossed the
+// Both alerts active for each of host A's series that crossed the
 // threshold, with host A's labels and the ratio as value; nothing, ever, for host B.
 TEST_F(PrometheusFleet, RegressionAlertsAreActiveForTheRegressedHostOnly) {
   // Wait for an evaluation of the alert group after both hosts were compared, so that host B's

@@ -1,4 +1,4 @@
-// Prometheus export against real servers (issue 7): Debian's prometheus and pushgateway on free
+// Prometheus export against real servers: Debian's prometheus and pushgateway on free
 // loopback ports, `rtgate run --push`, `rtgate serve`, and every PromQL expression of rules.yml
 // and dashboard.json executed against what they stored. Skips, saying why, without the binaries.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Calibration of the gate at the sizes users run (issue 11's acceptance): seeded trials of whole
+// Calibration of the gate at the sizes users run: seeded trials of whole
 // synthetic gates (tests/unit/gate_sim.h), default policy (alpha 0.05 for the whole gate, floors
 // 10% latency quantiles, 25% max, 5% throughput, 1 event per run), at two sizes:
 //   cyclic  cyclic on 2 CPUs: 2 latency metrics, 4 event counts

@@ -1,4 +1,4 @@
-// `rtgate gate` and `rtgate compare` stream their output (issue 16: a 10,000-case table or JSON is
+// `rtgate gate` and `rtgate compare` stream their output (a 10,000-case table or JSON is
 // 50-170 MB): what they write must be what the in-memory renderings hold, byte for byte.
 #include <gtest/gtest.h>
 

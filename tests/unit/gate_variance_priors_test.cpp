@@ -1,4 +1,4 @@
-// excess_r2 without visiting the pairs (issue 16: O(G n^2) instead of O(G^2 n)) against the
+// excess_r2 without visiting the pairs (O(G n^2) instead of O(G^2 n)) against the
 // pairwise definition it replaces, on seeded residuals of the sizes a gate sees.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The compact form of LatencyHistogram (issue 16): a restored or compact()ed histogram holds only
+// The compact form of LatencyHistogram: a restored or compact()ed histogram holds only
 // its non-empty buckets and answers every question as the dense one does; merging and recording
 // work across the two forms.
 #include <gtest/gtest.h>

@@ -164,7 +164,7 @@ TEST(LatencyHistogram, RestoreRejectsForeignLayoutsAndBadCounts) {
   EXPECT_TRUE(r.restore({{1000, 1008, 2}}, 2, 1000, 1001, 1000.5, 0.5, 0));
 }
 
-// Exported data is input (issue 13): what quantile() and the sums rely on is checked.
+// Exported data is input: what quantile() and the sums rely on is checked.
 TEST(LatencyHistogram, RestoreRejectsWhatQuantileCannotHandle) {
   LatencyHistogram r;
   EXPECT_FALSE(r.restore({{1000, 1008, 2}}, 2, 1005, 1001, 1003, 0.5, 0));  // min > max

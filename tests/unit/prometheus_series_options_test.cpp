@@ -1,4 +1,4 @@
-// Which series a result becomes (issue 16): the bucket sets and lists of --prom-buckets, and
+// Which series a result becomes: the bucket sets and lists of --prom-buckets, and
 // --prom-cases suite's fixed series per suite.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// rtgate's exposition writer (issue 16) against prometheus-cpp's TextSerializer on the same
+// rtgate's exposition writer against prometheus-cpp's TextSerializer on the same
 // families: the same series with the same values, in a form promtool accepts (integration test).
 #include <gtest/gtest.h>
 #include <prometheus/text_serializer.h>

@@ -1,4 +1,4 @@
-// The result reader on malformed input (issue 13): every defect a hand-edited or corrupted result
+// The result reader on malformed input: every defect a hand-edited or corrupted result
 // file could reach is a JsonError naming the field, never a nlohmann or std exception, a wrapped
 // count, or a histogram whose min > max (undefined behaviour in quantile's std::clamp).
 #include <gtest/gtest.h>
@@ -136,7 +136,7 @@ TEST(ResultReaderHardening, TraceFieldsOutOfRangeFallBack) {
 namespace rtgate {
 namespace {
 
-// /2's compact encoding on malformed input (issue 16): a span past the layout, runs columns of
+// /2's compact encoding on malformed input: a span past the layout, runs columns of
 // unequal length or the wrong type are JsonErrors naming the field.
 TEST(ResultReaderHardening, SpansPastTheLayoutAndRaggedRunColumnsAreRefused) {
   const json v2 = test::as_v2(valid());

@@ -1,4 +1,4 @@
-// Results written before the compact encodings (issue 16) still load: "rtgate.result/1" with its
+// Results written before the compact encodings still load: "rtgate.result/1" with its
 // [lower, upper, count] buckets and per-run summary objects, and "rtgate.result/2" with its spans
 // and the layout in every histogram, read into the same report as the /3 they are rewrites of;
 // each encoding is smaller than the one before.
