@@ -176,15 +176,11 @@ Policy policy_of(const YAML::Node& root, const std::string& origin) {
       p.allow_contaminated = boolean(origin, v, k);
     } else if (k == "max_steal_pct") {
       p.max_steal_pct = number(origin, v, k, 0, 100, "a percentage in [0, 100]");
-    } else if (k == "seed") {
-      try {
-        p.seed = v.as<std::uint64_t>();
-      } catch (const YAML::Exception&) {
-        fail(origin, v, "seed must be a non-negative integer");
-      }
-    } else if (k == "bootstrap_resamples") {
-      p.bootstrap_resamples =
-          static_cast<int>(number(origin, v, k, 100, 1e6, "between 100 and 1000000"));
+    } else if (k == "seed" || k == "bootstrap_resamples") {
+      // Named apart from unknown keys: older policy files carry them, and their authors should
+      // learn that removing them changes nothing.
+      fail(origin, kv.first,
+           "setting '" + k + "' is not read: no verdict of the gate is randomised; remove it");
     } else if (k == "budgets_ns") {
       if (!v.IsMap()) fail(origin, v, "budgets_ns must map suite/metric keys to ns");
       for (const auto& b : v) {
@@ -205,8 +201,7 @@ Policy policy_of(const YAML::Node& root, const std::string& origin) {
                "' (known: alpha, alpha_scope, family_size, noise_floor_pct, "
                "latency_noise_floor_pct, max_noise_floor_pct, count_floor_per_run, judge_max, "
                "max_baseline_cv_pct, quantiles, latency_min_runs, allow_env_mismatch, "
-               "allow_contaminated, max_steal_pct, seed, bootstrap_resamples, "
-               "budgets_ns, metrics)");
+               "allow_contaminated, max_steal_pct, budgets_ns, metrics)");
     }
   }
   // A metric's own alpha is a level for that metric alone: under the gate's scope every metric
@@ -263,8 +258,6 @@ MetricPolicy resolve(const Policy& policy, const std::string& suite, const std::
   mp.quantiles = policy.quantiles;
   mp.latency_min_runs = policy.latency_min_runs;
   mp.gated = kind != MetricKind::kCount || is_event_count(kind, unit);
-  mp.seed = policy.seed;
-  mp.bootstrap_resamples = policy.bootstrap_resamples;
   // Least specific first, so the most specific key is applied last and wins.
   for (const std::string& key :
        {suite, suite + "/" + metric, suite + "/" + case_name + "/" + metric}) {

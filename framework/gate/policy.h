@@ -17,8 +17,6 @@
 //   allow_env_mismatch: false
 //   allow_contaminated: false      # true: judge runs that foreign RT threads disturbed
 //   max_steal_pct: 1               # steal (of a run's CPU time) under which it is not weighed
-//   seed: 1                        # kept for older files (no decision is randomised)
-//   bootstrap_resamples: 2000      # likewise
 //   budgets_ns:                    # hard limits on a latency metric's exact max
 //     cyclic/wakeup_latency: 100000
 //     lock.latency/pi_mutex/acquire_latency: 50000
@@ -119,8 +117,6 @@ struct Policy {
   // Host steal under this share of each run's CPU time (percent), on both sides, is not weighed;
   // over it, runs are compared only with runs that lost as much (steal_matching.h).
   double max_steal_pct = 1;
-  std::uint64_t seed = 1;
-  int bootstrap_resamples = 2000;
 };
 
 // The settings in force for one metric.
@@ -139,8 +135,6 @@ struct MetricPolicy {
   // Latency, throughput, duration and event counts (is_event_count) by default;
   // other counts (a fairness %) only when named.
   bool gated = true;
-  std::uint64_t seed = 1;
-  int bootstrap_resamples = 2000;
 };
 
 MetricPolicy resolve(const Policy& policy, const std::string& suite, const std::string& case_name,

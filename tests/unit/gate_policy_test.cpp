@@ -69,8 +69,8 @@ TEST(GatePolicy, EventCountsAreGatedByDefaultOtherCountsOnlyWhenNamed) {
 // A metric's own alpha means something only when each metric is tested at its own level.
 TEST(GatePolicy, AMetricsOwnAlphaNeedsTheMetricScope) {
   EXPECT_THROW(parse_policy("metrics:\n  cyclic/wakeup_latency: {alpha: 0.1}\n"), PolicyError);
-  const Policy p = parse_policy(
-      "alpha_scope: metric\nmetrics:\n  cyclic/wakeup_latency: {alpha: 0.1}\n");
+  const Policy p =
+      parse_policy("alpha_scope: metric\nmetrics:\n  cyclic/wakeup_latency: {alpha: 0.1}\n");
   EXPECT_EQ(*p.per_metric.at("cyclic/wakeup_latency").alpha, 0.1);
 }
 
@@ -86,8 +86,6 @@ latency_min_runs: 4
 allow_env_mismatch: true
 allow_contaminated: true
 max_steal_pct: 12.5
-seed: 42
-bootstrap_resamples: 500
 budgets_ns:
   cyclic/wakeup_latency: 100000
 metrics:
@@ -101,8 +99,6 @@ metrics:
   EXPECT_TRUE(p.allow_env_mismatch);
   EXPECT_TRUE(p.allow_contaminated);
   EXPECT_EQ(p.max_steal_pct, 12.5);
-  EXPECT_EQ(p.seed, 42u);
-  EXPECT_EQ(p.bootstrap_resamples, 500);
   EXPECT_EQ(p.budgets_ns.at("cyclic/wakeup_latency"), 100000);
   EXPECT_TRUE(*p.per_metric.at("cyclic/overruns").gate);
   EXPECT_EQ(*p.per_metric.at("lock.latency").latency_noise_floor_pct, 20);
@@ -118,6 +114,13 @@ TEST(GatePolicy, ParsesJsonWithTheSameParser) {
 }
 
 TEST(GatePolicy, ErrorsAreOneLineWithTheLine) {
+  // Keys the gate once parsed and never read: refused, saying they change nothing.
+  EXPECT_EQ(error_of("alpha: 0.05\nseed: 42\n"),
+            "gate.yaml:2: setting 'seed' is not read: no verdict of the gate is randomised; "
+            "remove it");
+  EXPECT_NE(
+      error_of("bootstrap_resamples: 500\n").find("setting 'bootstrap_resamples' is not read"),
+      std::string::npos);
   EXPECT_EQ(error_of("alpha: 0.05\nalpah: 0.1\n").rfind("gate.yaml:2: unknown setting 'alpah'", 0),
             0u);
   EXPECT_EQ(error_of("alpha: 2\n"), "gate.yaml:1: alpha must be in (0, 0.5]");
