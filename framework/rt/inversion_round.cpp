@@ -18,13 +18,20 @@ RoundJudgement judge_pi_round(const InversionResult& r, std::int64_t bound_ns,
                               std::int64_t cpu_steal_ns) {
   RoundJudgement j;
   const WindowSplit& low = r.low_window;
-  j.host_ns = low.unaccounted_ns;
+  // Where the guest cannot see its steal, the host's time inside low's section lands in low's CPU
+  // clock (QEMU's TCG keeps every guest clock running while the vCPU is off), so it is not in
+  // `unaccounted`; low's loop sees it as gaps that its run delay does not explain.
+  const std::int64_t hidden =
+      cpu_steal_ns < 0
+          ? std::max<std::int64_t>(0, r.low_gaps_ns - low.preempted_ns - low.unaccounted_ns)
+          : 0;
+  j.host_ns = low.unaccounted_ns + hidden;
   if (r.mid_ran_while_high_waited) {
     j.call = RoundCall::kInversion;
     j.why = "mid ran while high waited " + ms(r.high_wait_ns) + ": low was not boosted";
     return j;
   }
-  const std::int64_t kernel_wait = r.high_wait_ns - low.unaccounted_ns;
+  const std::int64_t kernel_wait = r.high_wait_ns - j.host_ns;
   if (kernel_wait < bound_ns) return j;
   const std::int64_t over = kernel_wait - bound_ns + 1;
   // Steal outside low's section (before low ran, or between its release and high's return): on
@@ -57,7 +64,7 @@ RoundJudgement judge_pi_round(const InversionResult& r, std::int64_t bound_ns,
   j.call = RoundCall::kOverBound;
   j.why = "high waited " + ms(r.high_wait_ns) + " (bound " + ms(bound_ns) +
           "); low's section took " + ms(low.wall_ns) + " for " + ms(low.cpu_ns) +
-          " of CPU, the host " + ms(low.unaccounted_ns);
+          " of CPU, the host " + ms(j.host_ns);
   return j;
 }
 

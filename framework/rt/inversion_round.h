@@ -8,7 +8,8 @@
 // judged, and counted apart. Mid running while high waited is PI failing whatever the host did:
 // the scheduler picks mid only if low was not boosted above it. Where the CPU's steal cannot be
 // seen at all (a guest whose hypervisor publishes none), time outside low's section over the bound
-// is not judged either.
+// is not judged either, and inside the section the host's time is what low's busy loop did not
+// run beyond its run delay (on such a guest the CPU clock runs on while the vCPU is off).
 #pragma once
 
 #include <cstdint>

@@ -101,7 +101,7 @@ InversionResult run_inversion(const InversionSetup& s) {
           // however long the conductor takes to create mid and high (tens of ms under TCG).
           park_until_set(low_go, limit_ns);
           const ThreadTimes start = times.now();
-          burn_cpu_ns(s.critical_ns, limit_ns);
+          r.low_gaps_ns = burn_cpu_ns(s.critical_ns, limit_ns);
           const ThreadTimes end = times.now();
           r.low_window = split_window(start, end);
           low_released_at = end.wall_ns;

@@ -50,6 +50,9 @@ struct InversionResult {
   // Where low's critical section went (thread_times.h): on CPU, preempted by another task, or
   // taken by the host. High's wait is this window plus low's wakeup and high's own.
   WindowSplit low_window;
+  // The gaps in low's busy loop inside that section (busy.h): time it did not run. Beyond its
+  // run delay it is IRQ time, or, in a guest whose CPU clock absorbs the host's time, the host.
+  std::int64_t low_gaps_ns = 0;
   // Mid started spinning before high's lock call returned: the lock holder was not boosted
   // above mid. The kernel's PI is what stops that, whatever else delayed the round.
   bool mid_ran_while_high_waited = false;

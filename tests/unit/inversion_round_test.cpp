@@ -66,6 +66,22 @@ TEST(InversionRound, OnAGuestThatCannotSeeItsStealOnlyLowsSectionIsJudged) {
             RoundCall::kPreempted);
 }
 
+TEST(InversionRound, OnAGuestThatCannotSeeItsStealTheSectionLoopsGapsAreTheHosts) {
+  // The lab's TCG guest under a loaded host: low's section took 15.7 ms of wall and, by its CPU
+  // clock, of CPU too; its loop did not run for 10.7 ms of that, with no run delay.
+  InversionResult r = round(16'100'000, 15'700'000, 0, 0);
+  r.low_window.cpu_ns = 15'700'000;
+  r.low_gaps_ns = 10'700'000;
+  const RoundJudgement j = judge_pi_round(r, kBound, -1);
+  EXPECT_EQ(j.call, RoundCall::kBounded);
+  EXPECT_EQ(j.host_ns, 10'700'000);
+  // Where steal is visible the CPU clock leaves it out, so gaps are the guest's (IRQs): judged.
+  EXPECT_EQ(judge_pi_round(r, kBound, 0).call, RoundCall::kOverBound);
+  // Gaps that are another task's turn on the CPU (run delay) are not the host's: still a failure.
+  r.low_window.preempted_ns = 10'700'000;
+  EXPECT_EQ(judge_pi_round(r, kBound, -1).call, RoundCall::kPreempted);
+}
+
 TEST(StealVisibility, AGuestWithoutPublishedStealIsUnknownNotZero) {
   EXPECT_EQ(steal_invisible_because(false, false, false), "");  // bare metal: none to see
   EXPECT_EQ(steal_invisible_because(true, true, false), "");    // KVM steal time
