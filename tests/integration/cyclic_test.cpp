@@ -17,19 +17,10 @@
 
 #include "framework/rt/rt_checks.h"
 #include "tests/integration/process.h"
+#include "tests/integration/result_json.h"
 
 namespace rtgate::test {
 namespace {
-
-#define SKIP_WITHOUT_FIFO()                                           \
-  if (const std::string why = rt::probe_sched_fifo(); !why.empty()) { \
-    GTEST_SKIP() << why;                                              \
-  }
-
-nlohmann::json load(const std::string& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
-}
 
 const nlohmann::json* metric(const nlohmann::json& c, const std::string& name) {
   for (const auto& m : c["metrics"]) {
@@ -43,7 +34,7 @@ TEST(Cyclic, OneCasePerCpuWithTheExpectedNumberOfWakeups) {
   TempDir dir;
   const auto r = run_rtgate({"run", "cyclic", "--duration", "5", "-o", dir.file("r.json")});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  const auto doc = load(dir.file("r.json"));
+  const auto doc = load_json(dir.file("r.json"));
   EXPECT_EQ(doc["schema"], "rtgate.result/3");
   EXPECT_TRUE(doc["complete"].get<bool>());
   const auto& suite = doc["suites"][0];
@@ -128,7 +119,7 @@ TEST(Cyclic, SigintEndsWithin1sWithPartialResults) {
   // The runner polls every 50 ms and threads wake every 1 ms; the JSON write is milliseconds.
   // The waiter polls every 5 ms, so 1 s is a wide, physically meaningful bound.
   EXPECT_LT(after_signal, 1.0);
-  const auto doc = load(dir.file("r.json"));
+  const auto doc = load_json(dir.file("r.json"));
   EXPECT_FALSE(doc["complete"].get<bool>());
   for (const auto& c : doc["suites"][0]["cases"]) {
     const auto count = (*metric(c, "wakeup_latency"))["summary"]["count"].get<std::uint64_t>();
@@ -182,7 +173,7 @@ TEST(Cyclic, ForeignFifoSpinnerContaminatesItsCpuAndCausesMissedPeriods) {
     const auto r = run_rtgate({"run", "cyclic", "--duration", "3", "-o", dir.file("r.json")});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_NE(r.out.find("CONTAMINATED"), std::string::npos) << r.out;
-    doc = load(dir.file("r.json"));
+    doc = load_json(dir.file("r.json"));
   }
   const auto& suite = doc["suites"][0];
   EXPECT_TRUE(suite["contaminated"].get<bool>());

@@ -13,36 +13,12 @@
 
 #include "framework/rt/rt_checks.h"
 #include "tests/integration/process.h"
+#include "tests/integration/result_json.h"
 
 namespace rtgate::test {
 namespace {
 
-#define SKIP_WITHOUT_FIFO()                                           \
-  if (const std::string why = rt::probe_sched_fifo(); !why.empty()) { \
-    GTEST_SKIP() << why;                                              \
-  }
-
 constexpr int kSchedDeadline = 6;
-
-nlohmann::json run_json(const std::vector<std::string>& args, ProcessOptions opt = {}) {
-  TempDir dir;
-  std::vector<std::string> full = args;
-  full.insert(full.end(), {"--no-progress", "-o", dir.file("r.json")});
-  opt.timeout_s = 120;
-  const auto r = run_rtgate(full, opt);
-  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  std::ifstream in(dir.file("r.json"));
-  return nlohmann::json::parse(in);
-}
-
-const nlohmann::json& metric(const nlohmann::json& c, const std::string& name) {
-  for (const auto& m : c["metrics"]) {
-    if (m["name"] == name) return m;
-  }
-  static const nlohmann::json none;
-  ADD_FAILURE() << "no metric " << name << " in " << c["name"];
-  return none;
-}
 
 std::string first_line(const std::string& path) {
   std::ifstream in(path);
@@ -73,11 +49,11 @@ bool admission_control_off() { return first_line("/proc/sys/kernel/sched_rt_runt
 TEST(DeadlineCyclic, AShortRunMeasuresEveryPeriodOrSaysWhyNot) {
   SKIP_WITHOUT_FIFO();
   std::vector<int> seen;
-  const auto doc =
-      run_json({"run", "deadline.cyclic", "--duration", "3"}, {.on_start = [&](pid_t pid) {
-                 std::this_thread::sleep_for(std::chrono::milliseconds(1500));
-                 seen = policies_of(pid, "rtgate-dl");
-               }});
+  const auto doc = run_json({"run", "deadline.cyclic", "--duration", "3"}, 0,
+                            {.timeout_s = 300, .on_start = [&](pid_t pid) {
+                               std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+                               seen = policies_of(pid, "rtgate-dl");
+                             }});
   const auto& suite = doc["suites"][0];
   if (suite["status"] == "skipped") {
     // Where the kernel refuses, the reason names the refusal and its errno.
@@ -102,8 +78,8 @@ TEST(DeadlineCyclic, AShortRunMeasuresEveryPeriodOrSaysWhyNot) {
     EXPECT_EQ(c["labels"]["period_us"], std::to_string(period_us));
     EXPECT_EQ(c["labels"]["runtime_us"], std::to_string(period_us * 60 / 100));
     EXPECT_EQ(c["labels"]["deadline_us"], std::to_string(period_us));
-    const auto& s = metric(c, "wakeup_latency")["summary"];
-    const auto missed = metric(c, "missed_periods")["samples"][0].get<double>();
+    const auto& s = metric_named(c, "wakeup_latency")["summary"];
+    const auto missed = metric_named(c, "missed_periods")["samples"][0].get<double>();
     // The schedule is absolute: each of the 3 s / period deadlines is measured or counted missed.
     EXPECT_EQ(s["count"].get<double>() + missed, 3'000'000 / period_us) << c["name"];
     // A wakeup is never early, and late by less than a period at the median.

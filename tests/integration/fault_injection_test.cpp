@@ -14,14 +14,10 @@
 #include "framework/rt/rt_checks.h"
 #include "tests/integration/fs_fixtures.h"
 #include "tests/integration/process.h"
+#include "tests/integration/result_json.h"
 
 namespace rtgate::test {
 namespace {
-
-#define SKIP_WITHOUT_FIFO()                                           \
-  if (const std::string why = rt::probe_sched_fifo(); !why.empty()) { \
-    GTEST_SKIP() << why;                                              \
-  }
 
 bool single_line(const std::string& s) { return !s.empty() && s.find('\n') == s.size() - 1; }
 

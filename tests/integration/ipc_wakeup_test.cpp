@@ -9,14 +9,10 @@
 
 #include "framework/rt/rt_checks.h"
 #include "tests/integration/process.h"
+#include "tests/integration/result_json.h"
 
 namespace rtgate::test {
 namespace {
-
-#define SKIP_WITHOUT_FIFO()                                           \
-  if (const std::string why = rt::probe_sched_fifo(); !why.empty()) { \
-    GTEST_SKIP() << why;                                              \
-  }
 
 const std::set<std::string> kVias = {"signal", "pmq", "sem", "svsem", "futex", "pipe", "eventfd"};
 
@@ -33,23 +29,6 @@ SuiteRun run_suite(const std::vector<std::string>& args) {
   std::ifstream in(dir.file("r.json"));
   if (in) r.suite = nlohmann::json::parse(in)["suites"][0];
   return r;
-}
-
-double count_of(const nlohmann::json& c, const std::string& name) {
-  for (const auto& m : c["metrics"]) {
-    if (m["name"] == name) return m["samples"][0].get<double>();
-  }
-  ADD_FAILURE() << "no metric " << name << " in " << c["name"];
-  return -1;
-}
-
-const nlohmann::json& latency_of(const nlohmann::json& c) {
-  for (const auto& m : c["metrics"]) {
-    if (m["name"] == "wakeup_latency") return m;
-  }
-  static const nlohmann::json none = nlohmann::json::object();
-  ADD_FAILURE() << "no wakeup_latency in " << c["name"];
-  return none;
 }
 
 // Every mechanism measures real wakeups: --duration 2 over 7 mechanisms is 285 periods of 1 ms
@@ -75,18 +54,19 @@ void expect_every_mechanism_works(int sender_cpu, int receiver_cpu) {
     EXPECT_EQ(c["name"], via + where);
     EXPECT_EQ(c["labels"]["cpu"], std::to_string(receiver_cpu));
     EXPECT_EQ(c["labels"]["sender_cpu"], std::to_string(sender_cpu));
-    const auto& s = latency_of(c)["summary"];
+    const auto& s = metric_named(c, "wakeup_latency")["summary"];
     const auto n = s["count"].get<std::uint64_t>();
-    const double messages = count_of(c, "messages");
+    const double messages = count_value(c, "messages");
     EXPECT_GT(n, 0u) << via;
     EXPECT_EQ(static_cast<double>(n), messages) << via;
-    EXPECT_EQ(messages + count_of(c, "skipped_periods") + count_of(c, "missed_periods"), 285.0)
+    EXPECT_EQ(messages + count_value(c, "skipped_periods") + count_value(c, "missed_periods"),
+              285.0)
         << via;
     // Idle, most periods carry a message: a wakeup that usually took more than a period would
     // mean a broken machine (a host that takes a vCPU away for tens of milliseconds a few times
     // a second costs tens of periods, not half of them).
     EXPECT_GT(messages, 285.0 / 2) << via;
-    EXPECT_EQ(count_of(c, "lost_wakeups"), 0.0) << via;
+    EXPECT_EQ(count_value(c, "lost_wakeups"), 0.0) << via;
     // A send syscall, a context switch and the return from the wait take more than 200 ns on
     // any CPU Linux runs on, so a smaller latency is a mixed-up stamp; the median wakeup is
     // under a period (else the sender would skip most periods), and none takes a second.
@@ -95,7 +75,7 @@ void expect_every_mechanism_works(int sender_cpu, int receiver_cpu) {
     EXPECT_LT(s["max"].get<std::uint64_t>(), 1'000'000'000u) << via;
     EXPECT_LE(s["p50"].get<std::uint64_t>(), s["max"].get<std::uint64_t>()) << via;
     // 285 ms of 1 s blocks: one block maximum, the histogram's maximum.
-    const auto& blocks = latency_of(c)["samples"];
+    const auto& blocks = metric_named(c, "wakeup_latency")["samples"];
     ASSERT_EQ(blocks.size(), 1u) << via;
     EXPECT_EQ(blocks[0].get<double>(), static_cast<double>(s["max"].get<std::uint64_t>())) << via;
   }
@@ -129,8 +109,8 @@ TEST(IpcWakeup, ALostWakeupFailsTheSuiteWithoutHanging) {
   for (const auto& c : r.suite["cases"]) {
     const std::string name = c["name"];
     EXPECT_NE(reason.find(name + ": lost wakeup: message 20 "), std::string::npos) << reason;
-    EXPECT_EQ(count_of(c, "lost_wakeups"), 1.0) << name;
-    EXPECT_EQ(count_of(c, "messages"), 19.0) << name;
+    EXPECT_EQ(count_value(c, "lost_wakeups"), 1.0) << name;
+    EXPECT_EQ(count_value(c, "messages"), 19.0) << name;
   }
 }
 

@@ -9,33 +9,10 @@
 
 #include "framework/rt/rt_checks.h"
 #include "tests/integration/process.h"
+#include "tests/integration/result_json.h"
 
 namespace rtgate::test {
 namespace {
-
-#define SKIP_WITHOUT_FIFO()                                           \
-  if (const std::string why = rt::probe_sched_fifo(); !why.empty()) { \
-    GTEST_SKIP() << why;                                              \
-  }
-
-nlohmann::json run_json(const std::vector<std::string>& args, int expect_exit) {
-  TempDir dir;
-  std::vector<std::string> full = args;
-  full.insert(full.end(), {"--no-progress", "-o", dir.file("r.json")});
-  const auto r = run_rtgate(full, {.timeout_s = 300});
-  EXPECT_EQ(r.exit_code, expect_exit) << r.out << r.err;
-  std::ifstream in(dir.file("r.json"));
-  return nlohmann::json::parse(in);
-}
-
-const nlohmann::json& metric(const nlohmann::json& c, const std::string& name) {
-  for (const auto& m : c["metrics"]) {
-    if (m["name"] == name) return m;
-  }
-  static const nlohmann::json none;
-  ADD_FAILURE() << "no metric " << name << " in " << c["name"];
-  return none;
-}
 
 TEST(LockSuites, PiInversionPassesPiLocksAndShowsInversionForControls) {
   SKIP_WITHOUT_FIFO();
@@ -48,7 +25,7 @@ TEST(LockSuites, PiInversionPassesPiLocksAndShowsInversionForControls) {
   int bounded = 0, controls = 0;
   for (const auto& c : suite["cases"]) {
     const std::string verdict = c["labels"]["verdict"];
-    const auto max = metric(c, "high_wait")["summary"]["max"].get<std::uint64_t>();
+    const auto max = metric_named(c, "high_wait")["summary"]["max"].get<std::uint64_t>();
     if (c["labels"]["expect"] == "bounded") {
       ++bounded;
       EXPECT_EQ(verdict.rfind("pass", 0), 0u) << c["name"] << ": " << verdict;
@@ -69,7 +46,7 @@ TEST(LockSuites, PiStressRunsWithPiAndDetectsDeadlockWithout) {
   auto doc = run_json({"run", "pi.stress", "--duration", "2"}, 0);
   for (const auto& c : doc["suites"][0]["cases"]) {
     // Tens of thousands of inversions per second here; 100/s would mean a broken lock.
-    EXPECT_GT(metric(c, "inversions")["samples"][0].get<double>(), 100.0);
+    EXPECT_GT(metric_named(c, "inversions")["samples"][0].get<double>(), 100.0);
   }
   doc = run_json(
       {"run", "pi.stress", "--duration", "2", "-p", "lock=futex_mutex", "-p", "deadlock_ms=100"},
@@ -104,14 +81,15 @@ TEST(LockSuites, LockLatencyReportsEveryMetricPerLock) {
     // 1 s per lock at 1 ms: 1000 periods, each either measured or skipped because the RT thread
     // was still blocked on the lock (a non-PI lock under load skips many). The schedule is
     // deterministic, so the two add up to the period count exactly (+1 for the inclusive end).
-    const auto acquired = metric(c, "acquire_latency")["summary"]["count"].get<std::uint64_t>();
+    const auto acquired =
+        metric_named(c, "acquire_latency")["summary"]["count"].get<std::uint64_t>();
     const auto skipped =
-        static_cast<std::uint64_t>(metric(c, "skipped_periods")["samples"][0].get<double>());
+        static_cast<std::uint64_t>(metric_named(c, "skipped_periods")["samples"][0].get<double>());
     EXPECT_GE(acquired + skipped, 999u) << c["name"];
     EXPECT_LE(acquired + skipped, 1001u) << c["name"];
     EXPECT_GT(acquired, 10u) << c["name"];
-    EXPECT_EQ(metric(c, "wakeup_latency")["summary"]["count"].get<std::uint64_t>(), acquired);
-    EXPECT_GT(metric(c, "nonrt_throughput")["samples"][0].get<double>(), 0.0);
+    EXPECT_EQ(metric_named(c, "wakeup_latency")["summary"]["count"].get<std::uint64_t>(), acquired);
+    EXPECT_GT(metric_named(c, "nonrt_throughput")["samples"][0].get<double>(), 0.0);
   }
   ASSERT_EQ(suite["load"].size(), 1u);
   EXPECT_EQ(suite["load"][0]["kind"], "cpu");
@@ -139,8 +117,8 @@ TEST(LockSuites, LockThroughputSweepsThreadCounts) {
   const auto& cases = doc["suites"][0]["cases"];
   ASSERT_EQ(cases.size(), 4u);
   for (const auto& c : cases) {
-    EXPECT_GT(metric(c, "throughput")["samples"][0].get<double>(), 0.0) << c["name"];
-    EXPECT_EQ(metric(c, "throughput")["unit"], "Mops/s");
+    EXPECT_GT(metric_named(c, "throughput")["samples"][0].get<double>(), 0.0) << c["name"];
+    EXPECT_EQ(metric_named(c, "throughput")["unit"], "Mops/s");
   }
 }
 
@@ -178,15 +156,15 @@ TEST(LockSuites, SpinlocksAreRefusedWhenTheHammersWouldShareTheRtCpus) {
 // and every section is counted in overran_periods.
 TEST(LockSuites, LockLatencyHoldPastThePeriodIsCountedNotWakeupLatency) {
   SKIP_WITHOUT_FIFO();
-  const auto doc = run_json({"run", "lock.latency", "--duration", "1", "-p", "locks=pi_mutex",
-                             "-p", "rt_hold_ns=1500000", "-p", "nonrt_threads=0"},
+  const auto doc = run_json({"run", "lock.latency", "--duration", "1", "-p", "locks=pi_mutex", "-p",
+                             "rt_hold_ns=1500000", "-p", "nonrt_threads=0"},
                             0);
   const auto& c = doc["suites"][0]["cases"][0];
-  const auto acquired = metric(c, "acquire_latency")["summary"]["count"].get<std::uint64_t>();
-  const auto overran = metric(c, "overran_periods")["samples"][0].get<double>();
+  const auto acquired = metric_named(c, "acquire_latency")["summary"]["count"].get<std::uint64_t>();
+  const auto overran = metric_named(c, "overran_periods")["samples"][0].get<double>();
   EXPECT_GT(acquired, 100u);
   EXPECT_GE(overran, 0.9 * static_cast<double>(acquired));
-  EXPECT_LT(metric(c, "wakeup_latency")["summary"]["p50"].get<double>(), 500'000)
+  EXPECT_LT(metric_named(c, "wakeup_latency")["summary"]["p50"].get<double>(), 500'000)
       << "the 0.5 ms overrun is not in the wakeup latency";
 }
 

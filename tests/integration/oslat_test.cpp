@@ -10,32 +10,10 @@
 
 #include "framework/rt/rt_checks.h"
 #include "tests/integration/process.h"
+#include "tests/integration/result_json.h"
 
 namespace rtgate::test {
 namespace {
-
-#define SKIP_WITHOUT_FIFO()                                           \
-  if (const std::string why = rt::probe_sched_fifo(); !why.empty()) { \
-    GTEST_SKIP() << why;                                              \
-  }
-
-nlohmann::json load(const std::string& path) {
-  std::ifstream in(path);
-  return nlohmann::json::parse(in);
-}
-
-const nlohmann::json& metric(const nlohmann::json& c, const std::string& name) {
-  for (const auto& m : c["metrics"]) {
-    if (m["name"] == name) return m;
-  }
-  ADD_FAILURE() << "no metric " << name << " in " << c["name"];
-  static const nlohmann::json kNone = {{"summary", {{"max", 0}, {"count", 0}}}, {"samples", {0}}};
-  return kNone;
-}
-
-double value(const nlohmann::json& c, const std::string& name) {
-  return metric(c, name)["samples"][0].get<double>();
-}
 
 TEST(Oslat, AShortRunMeasuresEveryCpuAndItsFiguresAgree) {
   SKIP_WITHOUT_FIFO();
@@ -43,7 +21,7 @@ TEST(Oslat, AShortRunMeasuresEveryCpuAndItsFiguresAgree) {
   const auto r =
       run_rtgate({"run", "oslat", "--duration", "2", "--no-progress", "-o", dir.file("r.json")});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  const auto doc = load(dir.file("r.json"));
+  const auto doc = load_json(dir.file("r.json"));
   const auto& suite = doc["suites"][0];
   EXPECT_EQ(suite["status"], "passed") << suite["reason"];
   EXPECT_EQ(static_cast<long>(suite["cases"].size()), sysconf(_SC_NPROCESSORS_ONLN));
@@ -52,12 +30,12 @@ TEST(Oslat, AShortRunMeasuresEveryCpuAndItsFiguresAgree) {
     EXPECT_EQ(c["labels"]["thread_class"], "rt");
     const std::string clock = c["labels"]["clock"];
     EXPECT_TRUE(clock == "tsc" || clock == "monotonic_raw") << clock;
-    const auto& noise = metric(c, "noise");
-    const auto& single = metric(c, "max_single_noise");
+    const auto& noise = metric_named(c, "noise");
+    const auto& single = metric_named(c, "max_single_noise");
     // Every gap is one noise sample, each longer than the 1 us threshold (less one tick of
     // rounding from TSC ticks to ns).
-    EXPECT_EQ(noise["summary"]["count"].get<double>(), value(c, "gaps"));
-    if (value(c, "gaps") > 0) {
+    EXPECT_EQ(noise["summary"]["count"].get<double>(), count_value(c, "gaps"));
+    if (count_value(c, "gaps") > 0) {
       EXPECT_GE(noise["summary"]["min"].get<std::int64_t>(), 999);
     }
     // The largest single noise is the largest gap, and both keep one maximum per 1 s period:
@@ -66,8 +44,8 @@ TEST(Oslat, AShortRunMeasuresEveryCpuAndItsFiguresAgree) {
     EXPECT_EQ(single["samples"], noise["samples"]);
     EXPECT_EQ(single["samples"].size(), 2u);
     // Available CPU and noise per second are the same measurement: % = 100 - ns/s / 1e7.
-    const double available = value(c, "cpu_available");
-    const double per_second = value(c, "noise_per_second");
+    const double available = count_value(c, "cpu_available");
+    const double per_second = count_value(c, "noise_per_second");
     EXPECT_GT(available, 0.0);
     EXPECT_LE(available, 100.0);
     EXPECT_GE(per_second, 0.0);
@@ -86,18 +64,18 @@ TEST(Oslat, AHigherPriorityRtSpinnerShowsAsNoiseOfItsLength) {
   const auto r = run_rtgate({"run", "oslat", "-p", "cpus=1", "--duration", "2", "--load",
                              "rt:2:98:20", "--no-progress", "-o", dir.file("r.json")});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  const auto doc = load(dir.file("r.json"));
+  const auto doc = load_json(dir.file("r.json"));
   ASSERT_EQ(doc["suites"][0]["cases"].size(), 1u);
   const auto& c = doc["suites"][0]["cases"][0];
   EXPECT_EQ(c["name"], "cpu1");
   // Each of the ~180 bursts in the busy time takes the CPU from its wakeup to the end of its
   // 2 ms window: a gap of 2 ms less the spinner's wakeup latency (tens of us here). The largest
   // of them is 1.8 ms or more unless every single wakeup was 200 us late.
-  EXPECT_GE(metric(c, "max_single_noise")["summary"]["max"].get<std::int64_t>(), 1'800'000);
+  EXPECT_GE(metric_named(c, "max_single_noise")["summary"]["max"].get<std::int64_t>(), 1'800'000);
   // The spinner holds 20% of the CPU (the load reports 19.6% measured): the loop keeps at most
   // 85% whatever else happens, and, short of a host taking half the vCPU, more than 50%.
-  EXPECT_LT(value(c, "cpu_available"), 85.0);
-  EXPECT_GT(value(c, "cpu_available"), 50.0);
+  EXPECT_LT(count_value(c, "cpu_available"), 85.0);
+  EXPECT_GT(count_value(c, "cpu_available"), 50.0);
 }
 
 TEST(Oslat, WithTraceTheGapsAreExplainedByWhatRanInThem) {
@@ -111,7 +89,7 @@ TEST(Oslat, WithTraceTheGapsAreExplainedByWhatRanInThem) {
                              "--trace-threshold-us", "1500", "--load", "rt:2:98:20",
                              "--no-progress", "-o", dir.file("r.json")});
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-  const auto doc = load(dir.file("r.json"));
+  const auto doc = load_json(dir.file("r.json"));
   const auto& c = doc["suites"][0]["cases"][0];
   ASSERT_EQ(c["name"], "cpu1");
   ASSERT_FALSE(c["analysis"].empty()) << doc["suites"][0]["trace"].dump(1);
@@ -129,7 +107,7 @@ TEST(Oslat, WithTraceTheGapsAreExplainedByWhatRanInThem) {
     if (a["trigger"] == "worst") {
       worst = true;
       // The hook marks every new worst gap of the CPU: the worst analysed is the metric's max.
-      EXPECT_EQ(latency, metric(c, "noise")["summary"]["max"].get<std::int64_t>());
+      EXPECT_EQ(latency, metric_named(c, "noise")["summary"]["max"].get<std::int64_t>());
     }
     // A gap the spinner made: nearly all of what was not the loop itself, the idle task or the
     // host is the spinner (a timer vector or an IRQ can take a few us of it).

@@ -19,6 +19,7 @@
 #include "exporters/json_exporter.h"
 #include "exporters/prometheus/pushgateway.h"
 #include "framework/rt/rt_checks.h"
+#include "tests/integration/fleet_reports.h"
 #include "tests/integration/fs_fixtures.h"
 #include "tests/integration/process.h"
 #include "tests/integration/prom_servers.h"
@@ -28,7 +29,6 @@ namespace {
 
 using nlohmann::json;
 
-const std::string kRules = std::string(RTGATE_SOURCE_DIR) + "/exporters/prometheus/rules.yml";
 const std::string kDashboard =
     std::string(RTGATE_SOURCE_DIR) + "/exporters/prometheus/dashboard.json";
 const std::string kHostA = "fleet-a";  // regresses on K2
@@ -39,109 +39,6 @@ const std::string kThroughputAlert = "RtgateThroughputDrop";
 // 3 s (scrape, recording group, alert group). The bound allows for a loaded machine (the other
 // core may be busy) and the first evaluations after Prometheus starts; reaching it is a failure.
 constexpr double kWaitS = 30;
-
-// Every latency sample twice as long. In the log-linear layout (2^kSubBits sub-buckets per power
-// of two) twice a bucket's lower bound starts exactly one bucket, so each bucket moves whole and
-// the exact figures (min, max, mean, stddev) double with it: a real distribution, slowed down.
-LatencyHistogram doubled(const LatencyHistogram& h) {
-  std::vector<Bucket> moved;
-  for (const Bucket& b : h.buckets()) {
-    const std::size_t i = LatencyHistogram::bucket_index(2 * b.lower_ns);
-    moved.push_back(
-        {LatencyHistogram::bucket_lower(i), LatencyHistogram::bucket_upper(i), b.count});
-  }
-  LatencyHistogram out;
-  if (h.max() >= LatencyHistogram::kRangeEnd / 2 ||
-      !out.restore(moved, h.count(), 2 * h.min(), 2 * h.max(), 2 * h.mean(), 2 * h.stddev(),
-                   h.overflow())) {
-    throw std::runtime_error("cannot double a histogram with max " + std::to_string(h.max()));
-  }
-  return out;
-}
-
-// The measured result as reported by `host` running `kernel`: only the environment's labels and
-// the finish time differ between the machines and boots of this fleet.
-RunReport on_host(RunReport r, const std::string& host, const std::string& kernel,
-                  const std::string& finished_at) {
-  r.environment.hostname = host;
-  r.environment.kernel_release = kernel;
-  r.finished_at = finished_at;
-  return r;
-}
-
-// Host A's regression on K2: what the exporter reads of each metric, and nothing else, changes:
-// latency histograms doubled, throughput samples halved (the latency metrics' block maxima and
-// per-run summaries are not exported, so they stay).
-RunReport regressed(RunReport r) {
-  for (SuiteResult& s : r.suites) {
-    for (Case& c : s.cases) {
-      for (Metric& m : c.metrics) {
-        if (m.kind == MetricKind::kLatency && m.histogram) m.histogram = doubled(*m.histogram);
-        if (m.kind == MetricKind::kThroughput) {
-          for (double& v : m.samples) v /= 2;
-        }
-      }
-    }
-  }
-  return r;
-}
-
-// "case/metric" -> K2's figure over K1's, as the exporter computes them (exact p99.9 from the
-// histogram, Hmean of the samples), for each series the rule compares: every throughput, every
-// latency whose previous p99.9 is above 0 (the rule divides by it only then).
-std::map<std::string, double> ratios(const RunReport& k1, const RunReport& k2, MetricKind kind) {
-  std::map<std::string, double> out;
-  for (const SuiteResult& s : k1.suites) {
-    for (const Case& c : s.cases) {
-      for (const Metric& m : c.metrics) {
-        if (m.kind != kind) continue;
-        const Metric& later = *k2.find(s.name)->find(c.name)->find(m.name);
-        double before = 0, after = 0;
-        if (kind == MetricKind::kLatency) {
-          before = static_cast<double>(LatencySummary::of(*m.histogram).p999) / 1e9;
-          after = static_cast<double>(LatencySummary::of(*later.histogram).p999) / 1e9;
-        } else {
-          before = SampleSummary::of(m.samples).hmean;
-          after = SampleSummary::of(later.samples).hmean;
-        }
-        if (kind == MetricKind::kThroughput || before > 0) {
-          out[c.name + "/" + m.name] = after / before;
-        }
-      }
-    }
-  }
-  return out;
-}
-
-// The series of `r` over the alert's threshold: p99.9 up by more, throughput down by more.
-std::map<std::string, double> crossing(const std::map<std::string, double>& r, MetricKind kind,
-                                       double threshold) {
-  std::map<std::string, double> out;
-  for (const auto& [key, ratio] : r) {
-    if (kind == MetricKind::kLatency ? ratio > threshold : ratio < threshold) out[key] = ratio;
-  }
-  return out;
-}
-
-// The alert rule named `name` in rules.yml.
-YAML::Node alert_rule(const std::string& name) {
-  for (const auto& group : YAML::LoadFile(kRules)["groups"]) {
-    for (const auto& rule : group["rules"]) {
-      if (rule["alert"] && rule["alert"].as<std::string>() == name) return rule;
-    }
-  }
-  throw std::runtime_error(name + " is not in " + kRules);
-}
-
-// An alert expression split at its final comparison: "RATIO > 1.2" -> {RATIO, 1.2}. The ratio
-// shows that a host was compared, also where the threshold (rightly) drops it.
-std::pair<std::string, double> split_threshold(const std::string& expr) {
-  std::smatch m;
-  if (!std::regex_match(expr, m, std::regex(R"(([\s\S]*\S)\s*[<>]\s*([0-9.]+)\s*)"))) {
-    throw std::runtime_error("alert expression does not end in '< N' or '> N': " + expr);
-  }
-  return {m[1], std::stod(m[2])};
-}
 
 class PrometheusFleet : public ::testing::Test {
  protected:
@@ -185,11 +82,12 @@ class PrometheusFleet : public ::testing::Test {
     // K1 must be in the recordings (its :last30d) before K2 replaces it on the Pushgateway.
     // Every latency series of both hosts, not only the run timestamps: a count that only
     // passes on the way up would let a duplicate (a second scrape of the same group) through.
-    const std::string k1 = "{kernel_release=\"" + k1_ + "\",host=~\"" + kHostA + "|" + kHostB + "\"}";
-    const std::string k1_recorded =
-        "count(rtgate:run_timestamp_seconds:last30d" + k1 + ") == 2 and on () " +
-        "count(rtgate:latency_p999_seconds:last30d" + k1 + ") == " +
-        std::to_string(2 * latency_metrics(measured));
+    const std::string k1 =
+        "{kernel_release=\"" + k1_ + "\",host=~\"" + kHostA + "|" + kHostB + "\"}";
+    const std::string k1_recorded = "count(rtgate:run_timestamp_seconds:last30d" + k1 +
+                                    ") == 2 and on () " +
+                                    "count(rtgate:latency_p999_seconds:last30d" + k1 +
+                                    ") == " + std::to_string(2 * latency_metrics(measured));
     if (stack_->wait_for(k1_recorded, kWaitS).empty()) {
       throw std::runtime_error("K1 of both hosts was not recorded within the wait: " +
                                state("rtgate:latency_p999_seconds:last30d"));
@@ -299,7 +197,8 @@ TEST_F(PrometheusFleet, EachHostIsComparedWithItsOwnPreviousKernel) {
         ++a;
         ASSERT_EQ(l["host"], kHostA);
         ASSERT_TRUE(expected.count(key)) << name << " compares " << key;
-        EXPECT_NEAR(sample_value(s), expected.at(key), 1e-9 * expected.at(key)) << name << " " << key;
+        EXPECT_NEAR(sample_value(s), expected.at(key), 1e-9 * expected.at(key))
+            << name << " " << key;
       }
     }
     EXPECT_EQ(a, series_of(name)) << name;

@@ -8,46 +8,10 @@
 
 #include "framework/rt/rt_checks.h"
 #include "tests/integration/process.h"
+#include "tests/integration/result_json.h"
 
 namespace rtgate::test {
 namespace {
-
-#define SKIP_WITHOUT_FIFO()                                           \
-  if (const std::string why = rt::probe_sched_fifo(); !why.empty()) { \
-    GTEST_SKIP() << why;                                              \
-  }
-
-nlohmann::json run_json(const std::vector<std::string>& args, int expect_exit) {
-  TempDir dir;
-  std::vector<std::string> full = args;
-  full.insert(full.end(), {"--no-progress", "-o", dir.file("r.json")});
-  const auto r = run_rtgate(full, {.timeout_s = 120});
-  EXPECT_EQ(r.exit_code, expect_exit) << r.out << r.err;
-  std::ifstream in(dir.file("r.json"));
-  return nlohmann::json::parse(in);
-}
-
-const nlohmann::json& find_case(const nlohmann::json& suite, const std::string& name) {
-  for (const auto& c : suite["cases"]) {
-    if (c["name"] == name) return c;
-  }
-  static const nlohmann::json none;
-  ADD_FAILURE() << "no case " << name;
-  return none;
-}
-
-const nlohmann::json& metric(const nlohmann::json& c, const std::string& name) {
-  for (const auto& m : c["metrics"]) {
-    if (m["name"] == name) return m;
-  }
-  static const nlohmann::json none;
-  ADD_FAILURE() << "no metric " << name << " in " << c["name"];
-  return none;
-}
-
-double count_of(const nlohmann::json& c, const std::string& name) {
-  return metric(c, name)["samples"][0].get<double>();
-}
 
 long online_cpus() { return sysconf(_SC_NPROCESSORS_ONLN); }
 
@@ -59,15 +23,15 @@ TEST(SchedMigrate, TheHighestTasksGetTheCpusEveryPeriod) {
   ASSERT_EQ(suite["status"], "passed") << suite["reason"];
   const long n = online_cpus();
   ASSERT_EQ(static_cast<long>(suite["cases"].size()), n + 2) << "N+1 tasks and the order case";
-  const auto& order = find_case(suite, "order");
-  EXPECT_EQ(count_of(order, "violations"), 0);
-  EXPECT_EQ(metric(order, "inversion_wait")["summary"]["count"], 0);
+  const auto& order = case_named(suite, "order");
+  EXPECT_EQ(count_value(order, "violations"), 0);
+  EXPECT_EQ(metric_named(order, "inversion_wait")["summary"]["count"], 0);
   // Every period is judged unless a whole period was lost (host steal of 100 ms): allow 5.
-  EXPECT_GE(count_of(order, "judged_periods"), 25);
-  EXPECT_LE(count_of(order, "judged_periods"), 30);
+  EXPECT_GE(count_value(order, "judged_periods"), 25);
+  EXPECT_LE(count_value(order, "judged_periods"), 30);
   for (long i = 0; i <= n; ++i) {
-    const auto& c = find_case(suite, "prio" + std::to_string(2 + i));
-    const auto& s = metric(c, "start_delay")["summary"];
+    const auto& c = case_named(suite, "prio" + std::to_string(2 + i));
+    const auto& s = metric_named(c, "start_delay")["summary"];
     EXPECT_GE(s["count"].get<int>(), 25) << c["name"];
     EXPECT_EQ(c["labels"]["role"], i == 0 ? "lowest" : "higher");
     if (i > 0) {
@@ -79,7 +43,7 @@ TEST(SchedMigrate, TheHighestTasksGetTheCpusEveryPeriod) {
   // The lowest has no CPU until a higher task's 20 ms run ends, except in periods where its
   // timer fires first and it starts before being preempted (about 40% of them here, with the
   // highest moving CPU every period): over 30 periods it waits a whole run at least once.
-  const auto& lowest = metric(find_case(suite, "prio2"), "start_delay")["summary"];
+  const auto& lowest = metric_named(case_named(suite, "prio2"), "start_delay")["summary"];
   EXPECT_GE(lowest["max"].get<std::uint64_t>(), 15'000'000u);
   EXPECT_LT(lowest["max"].get<std::uint64_t>(), 100'000'000u);  // within its period
 }
@@ -98,12 +62,12 @@ TEST(SchedMigrate, ATaskKeptOffTheFreeCpuFailsTheSuite) {
   EXPECT_NE(reason.find("prio 3 waited"), std::string::npos) << reason;
   EXPECT_NE(reason.find("while prio 2 ran"), std::string::npos) << reason;
   EXPECT_NE(reason.find("confine_second"), std::string::npos) << reason;
-  const auto& order = find_case(suite, "order");
-  const double judged = count_of(order, "judged_periods");
+  const auto& order = case_named(suite, "order");
+  const double judged = count_value(order, "judged_periods");
   // Every period is a violation by construction; a period the host took from the lowest's CPU
   // may not count, so ask for half.
-  EXPECT_GE(count_of(order, "violations"), judged / 2) << judged;
-  const auto& wait = metric(order, "inversion_wait")["summary"];
+  EXPECT_GE(count_value(order, "violations"), judged / 2) << judged;
+  const auto& wait = metric_named(order, "inversion_wait")["summary"];
   // The wait is the highest's 20 ms run less wakeup latencies: 10 ms is a wide floor, and it can
   // never exceed the run by more than a period's slack.
   EXPECT_GE(wait["p50"].get<std::uint64_t>(), 10'000'000u);

@@ -19,17 +19,13 @@
 
 #include "framework/rt/rt_checks.h"
 #include "tests/integration/process.h"
+#include "tests/integration/result_json.h"
 
 namespace rtgate::test {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-#define SKIP_WITHOUT_FIFO()                                           \
-  if (const std::string why = rt::probe_sched_fifo(); !why.empty()) { \
-    GTEST_SKIP() << why;                                              \
-  }
 
 // A private directory on tmpfs (/dev/shm) for fs.dentry's tree; removed by the destructor.
 class ShmDir {
