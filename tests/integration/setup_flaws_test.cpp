@@ -21,8 +21,13 @@ TEST(SetupFlaws, WithoutMlockallAndTheDmaLatencyHoldTheSuiteIsContaminated) {
   if (const std::string why = rt::probe_sched_fifo(); !why.empty()) GTEST_SKIP() << why;
   if (geteuid() != 0) GTEST_SKIP() << "needs root (a mount namespace, capability drops)";
   if (access("/dev/cpu_dma_latency", F_OK) != 0) GTEST_SKIP() << "no /dev/cpu_dma_latency";
+  // g++ defines __SANITIZE_ADDRESS__, clang says so through __has_feature.
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "AddressSanitizer intercepts mlockall as a no-op that succeeds";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  GTEST_SKIP() << "AddressSanitizer intercepts mlockall as a no-op that succeeds";
+#endif
 #endif
   TempDir dir;
   const auto r = run_rtgate(

@@ -115,7 +115,8 @@ TEST(ImportGate, SummaryOnlyBudgetJudgesTheExactMax) {
   policy.budgets_ns["cyclic/wakeup_latency"] = 50'000;
   const RunReport base = report_with(summary_only(40'000), true);
   const RunReport cur = report_with(summary_only(90'000), true);
-  const gate::MetricVerdict& v = gate::compare(base, cur, policy).suites.at(0).metrics.at(0);
+  const gate::GateReport g = gate::compare(base, cur, policy);
+  const gate::MetricVerdict& v = g.suites.at(0).metrics.at(0);
   EXPECT_EQ(v.verdict, gate::Verdict::kRegressed) << v.reason;
   EXPECT_EQ(v.decided_by, "budget");
 }
