@@ -14,6 +14,7 @@
 #include "framework/gate/run_values.h"
 #include "framework/output_file.h"
 #include "framework/signals.h"
+#include "framework/text/strings.h"
 
 namespace rtgate::cli {
 namespace {
@@ -26,11 +27,7 @@ struct CalibrateArgs {
   std::string sessions_dir;
 };
 
-std::string printf_string(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
+using text::printf_string;
 
 std::string ratio_pct(double ratio) {
   return std::isfinite(ratio) ? printf_string("+%.1f%%", 100 * (ratio - 1)) : "n/a";

@@ -7,7 +7,6 @@
 #include "cli/run_common.h"
 #include "cli/until_decided.h"
 #include "exporters/console_table.h"
-#include "exporters/json_exporter.h"
 #include "framework/measure/clock.h"
 #include "framework/output_file.h"
 #include "framework/signals.h"
@@ -93,22 +92,13 @@ int run_command(const RunCmdArgs& args) {
   if (args.dry_run) return print_plan(args, p);
 
   const std::atomic<bool>& interrupt = install_interrupt_handler();
-  const std::string trace_dir = trace_dir_of(a);
   // A device, FIFO or stdout gets the JSON once, at the end: its reader would see every save.
   const bool json_streamed = !a.output.empty() && output_is_stream(a.output);
   const bool json_on_stdout = !a.output.empty() && output_is_stdout(a.output);
   std::vector<std::string> write_errors;
+  // Only the last save's failures count: each save rewrites every file.
   const auto save = [&](const RunReport& report, bool final) {
-    write_errors.clear();  // each save rewrites every file: only the last one's failures count
-    if (!trace_dir.empty()) {
-      if (std::string w = write_trace_excerpts(trace_dir, report); !w.empty()) {
-        write_errors.push_back(w);
-      }
-    }
-    if (a.output.empty() || (json_streamed && !final)) return;
-    if (std::string w = JsonExporter(a.output).write(report); !w.empty()) {
-      write_errors.push_back("-o: " + w);
-    }
+    write_errors = save_result(a, report, final || !json_streamed);
   };
   const auto save_partial = [&](const RunReport& report) { save(report, false); };
   RunOutcome out = run_suites(p.selection, opt, interrupt, save_partial);

@@ -16,7 +16,6 @@
 #include "cli/commands.h"
 #include "cli/run_common.h"
 #include "exporters/console_table.h"
-#include "exporters/json_exporter.h"
 #include "exporters/prometheus/prometheus_registry.h"
 #include "exporters/prometheus/serve_collectable.h"
 #include "framework/measure/clock.h"
@@ -114,18 +113,11 @@ int serve_command(const ServeArgs& args) {
   while (!interrupt.load()) {
     const std::int64_t started = monotonic_ns();
     RunOutcome out = run_suites(p.selection, opt, interrupt);
-    if (const std::string dir = trace_dir_of(a); !dir.empty()) {
-      if (const std::string w = write_trace_excerpts(dir, out.report); !w.empty()) print_error(w);
-    }
     if (!out.trace_unavailable.empty()) {
       print_error("--trace is not available here: " + out.trace_unavailable);
       if (opt.require_rt) return kExitEnvironment;
     }
-    if (!a.output.empty()) {
-      if (const std::string w = JsonExporter(a.output).write(out.report); !w.empty()) {
-        print_error(w);
-      }
-    }
+    for (const std::string& w : save_result(a, out.report, true)) print_error(w);
     collectable->set_result(prom::build_metrics(out.report, nullptr, "", series));
     collectable->count_run();
     ConsoleExporter(stdout).write(out.report);

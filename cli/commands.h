@@ -6,15 +6,9 @@
 #include <string>
 #include <vector>
 
-namespace rtgate::cli {
+#include "framework/exit_codes.h"
 
-// Exit codes (DESIGN.md).
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitFailed = 1;
-inline constexpr int kExitUsage = 2;
-inline constexpr int kExitInconclusive = 3;
-inline constexpr int kExitEnvironment = 4;
-inline constexpr int kExitInterrupted = 130;
+namespace rtgate::cli {
 
 void add_list(CLI::App& app, int& exit_code);
 void add_describe(CLI::App& app, int& exit_code);

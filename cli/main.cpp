@@ -61,6 +61,7 @@ std::vector<std::string> rewrite_exclusions(const std::vector<std::string>& args
 
 int main(int argc, char** argv) {
   using namespace rtgate::cli;
+  using namespace rtgate;
   rtgate::survive_sigpipe();
   CLI::App app{"rtgate: real-time latency regression tests for Linux", "rtgate"};
   app.set_version_flag("--version", version_text());

@@ -13,6 +13,7 @@
 #include <map>
 
 #include "cli/commands.h"
+#include "exporters/json_exporter.h"
 #include "framework/atomic_file.h"
 #include "framework/bind_params.h"
 #include "framework/load/load.h"
@@ -115,6 +116,8 @@ std::string trace_dir_of(const RunArgs& a) {
   return stem + ".trace";
 }
 
+namespace {
+
 std::string write_trace_excerpts(const std::string& dir, const RunReport& report) {
   std::map<std::string, std::string> files;
   auto add = [&](const trace::SampleAnalysis& a) {
@@ -139,6 +142,21 @@ std::string write_trace_excerpts(const std::string& dir, const RunReport& report
     if (std::string w = write_output(dir + "/" + name, text); !w.empty()) return w;
   }
   return "";
+}
+
+}  // namespace
+
+std::vector<std::string> save_result(const RunArgs& a, const RunReport& report, bool with_json) {
+  std::vector<std::string> errors;
+  if (const std::string dir = trace_dir_of(a); !dir.empty()) {
+    if (std::string w = write_trace_excerpts(dir, report); !w.empty()) errors.push_back(w);
+  }
+  if (with_json && !a.output.empty()) {
+    if (std::string w = JsonExporter(a.output).write(report); !w.empty()) {
+      errors.push_back("-o: " + w);
+    }
+  }
+  return errors;
 }
 
 namespace {

@@ -34,9 +34,10 @@ struct RunArgs {
 // Where the trace excerpts of a result go: --trace-dir, else "<output minus .json>.trace" beside
 // the -o file, else "" (not saved).
 std::string trace_dir_of(const RunArgs& a);
-// Writes each traced suite's excerpts, one file per CPU (trace::excerpt_file_name), into `dir`.
-// Returns "" or a one-line error.
-std::string write_trace_excerpts(const std::string& dir, const RunReport& report);
+// Saves what a run has measured so far: the trace excerpts, one file per CPU, into
+// trace_dir_of(a), and, when `with_json`, the result to -o. Returns the one-line errors (none
+// when everything was written). Every save rewrites every file.
+std::vector<std::string> save_result(const RunArgs& a, const RunReport& report, bool with_json);
 
 // "90", "90s", "10m", "2h", "1d" -> seconds; nullopt when it is none of these, not finite, not
 // positive, or longer than kMaxDurationS (a year: --every and --budget become nanoseconds).

@@ -4,6 +4,7 @@
 #include <cstdarg>
 
 #include "exporters/trace_console.h"
+#include "framework/text/units.h"
 
 namespace rtgate {
 namespace {
@@ -16,13 +17,6 @@ std::string fmt(const char* f, ...) {
   std::vsnprintf(buf, sizeof buf, f, ap);
   va_end(ap);
   return buf;
-}
-
-// Nanoseconds in the unit a reader expects at that size.
-std::string dur(double ns) {
-  if (ns < 10'000) return fmt("%.2fus", ns / 1e3);
-  if (ns < 10'000'000) return fmt("%.1fus", ns / 1e3);
-  return fmt("%.1fms", ns / 1e6);
 }
 
 std::string count_notes(const Case& c) {
@@ -65,12 +59,13 @@ void render_suite(std::string& out, const SuiteResult& s) {
         std::string notes = count_notes(c);
         if (const auto v = c.labels.find("verdict"); v != c.labels.end()) notes += "  " + v->second;
         if (c.contaminated) notes += (notes.empty() ? "" : " ") + std::string("CONTAMINATED");
-        out +=
-            fmt("  %-10s %-16s %10llu %9s %9s %9s %9s %9s  %s\n", c.name.c_str(), m.name.c_str(),
-                static_cast<unsigned long long>(l.count), dur(static_cast<double>(l.min)).c_str(),
-                dur(static_cast<double>(l.p50)).c_str(), dur(static_cast<double>(l.p99)).c_str(),
-                dur(static_cast<double>(l.p999)).c_str(), dur(static_cast<double>(l.max)).c_str(),
-                notes.c_str());
+        out += fmt("  %-10s %-16s %10llu %9s %9s %9s %9s %9s  %s\n", c.name.c_str(), m.name.c_str(),
+                   static_cast<unsigned long long>(l.count),
+                   text::compact(static_cast<double>(l.min)).c_str(),
+                   text::compact(static_cast<double>(l.p50)).c_str(),
+                   text::compact(static_cast<double>(l.p99)).c_str(),
+                   text::compact(static_cast<double>(l.p999)).c_str(),
+                   text::compact(static_cast<double>(l.max)).c_str(), notes.c_str());
       } else if (m.summary_only) {
         // Imported with count, min, mean and max alone: no quantiles to show.
         put_header();
@@ -82,8 +77,9 @@ void render_suite(std::string& out, const SuiteResult& s) {
           count += r.count;
         }
         out += fmt("  %-10s %-16s %10llu %9s %9s %9s %9s %9s  %s\n", c.name.c_str(), m.name.c_str(),
-                   static_cast<unsigned long long>(count), dur(static_cast<double>(min)).c_str(),
-                   "-", "-", "-", dur(static_cast<double>(max)).c_str(), "min/mean/max only");
+                   static_cast<unsigned long long>(count),
+                   text::compact(static_cast<double>(min)).c_str(), "-", "-", "-",
+                   text::compact(static_cast<double>(max)).c_str(), "min/mean/max only");
       } else if (m.kind == MetricKind::kThroughput || m.kind == MetricKind::kDuration) {
         const SampleSummary t = SampleSummary::of(m.samples);
         const bool has_latency =

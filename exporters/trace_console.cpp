@@ -3,12 +3,14 @@
 #include <cstdio>
 #include <map>
 
+#include "framework/text/units.h"
+
 namespace rtgate {
 namespace {
 
 std::string wait_line(const trace::WaitStats& w) {
-  return std::to_string(w.count) + " waits, total " + trace_duration(w.total_ns) + ", max " +
-         trace_duration(w.max_ns);
+  return std::to_string(w.count) + " waits, total " + text::duration(w.total_ns) + ", max " +
+         text::duration(w.max_ns);
 }
 
 void render_analyses(std::string& out, const std::vector<trace::SampleAnalysis>& analyses) {
@@ -60,16 +62,6 @@ std::string cfs_while_rt_line(const TraceRecord& t) {
 }
 
 }  // namespace
-
-std::string trace_duration(std::int64_t ns) {
-  char b[32];
-  if (ns >= 1'000'000) {
-    std::snprintf(b, sizeof b, "%.2f ms", static_cast<double>(ns) / 1e6);
-  } else {
-    std::snprintf(b, sizeof b, "%.1f us", static_cast<double>(ns) / 1e3);
-  }
-  return b;
-}
 
 std::string render_trace(const SuiteResult& s) {
   if (!s.trace) return "";

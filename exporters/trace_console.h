@@ -10,7 +10,4 @@ namespace rtgate {
 
 std::string render_trace(const SuiteResult& s);
 
-// "1.2 ms" / "45.6 us" for nanoseconds.
-std::string trace_duration(std::int64_t ns);
-
 }  // namespace rtgate

@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <charconv>
 
+#include "framework/text/strings.h"
+
 namespace rtgate::proc {
 
 std::optional<std::string> read_file(const std::string& path) {
@@ -29,13 +31,9 @@ std::optional<std::string> read_file(const std::string& path) {
   return out;
 }
 
-std::string trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return std::string(s);
+std::string read_trimmed(const std::string& path) {
+  return std::string(text::trim(read_file(path).value_or("")));
 }
-
-std::string read_trimmed(const std::string& path) { return trim(read_file(path).value_or("")); }
 
 std::int64_t read_int(const std::string& path, std::int64_t fallback) {
   const std::string text = read_trimmed(path);

@@ -11,7 +11,6 @@ namespace rtgate::proc {
 
 // The whole file, or nullopt when it cannot be opened or read. An empty file is "".
 std::optional<std::string> read_file(const std::string& path);
-std::string trim(std::string_view s);
 // The file without surrounding whitespace; "" when unreadable.
 std::string read_trimmed(const std::string& path);
 // The first integer in the file, or `fallback`.

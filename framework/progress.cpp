@@ -6,17 +6,12 @@
 #include <cstdio>
 
 #include "framework/measure/clock.h"
+#include "framework/text/units.h"
 
 namespace rtgate {
 namespace {
 
 constexpr std::int64_t kRedrawNs = 250'000'000;
-
-std::string micros(std::int64_t ns) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1fus", static_cast<double>(ns) / 1000.0);
-  return buf;
-}
 
 std::size_t terminal_width() {
   winsize ws{};
@@ -52,7 +47,7 @@ std::string ProgressLine::render(double elapsed_s) {
   std::string threads;
   ctx_.for_each_tracked([&](LiveStats& s) {
     total += s.samples.load(std::memory_order_relaxed);
-    threads += "  " + s.label + " max " + micros(s.max_ns.load(std::memory_order_relaxed));
+    threads += "  " + s.label + " max " + text::compact(s.max_ns.load(std::memory_order_relaxed));
   });
   return line + "  samples " + std::to_string(total) + threads;
 }

@@ -44,6 +44,7 @@
 #include "framework/rt/migrate_order.h"
 #include "framework/rt/rt_thread.h"
 #include "framework/run_context.h"
+#include "framework/text/units.h"
 
 namespace {
 
@@ -189,16 +190,6 @@ std::int64_t steal_between(const rtgate::StealReading& a, const rtgate::StealRea
   return sum;
 }
 
-std::string duration_text(std::int64_t ns) {
-  char buf[32];
-  if (ns < 1'000'000) {
-    std::snprintf(buf, sizeof buf, "%.1f us", static_cast<double>(ns) / 1e3);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.2f ms", static_cast<double>(ns) / 1e6);
-  }
-  return buf;
-}
-
 rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
   std::string why;
   const auto selected = rtgate::rt::select_cpus(p.get_string("cpus"), ctx.cpus(), &why);
@@ -321,16 +312,16 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
     result.reason = std::to_string(found.size()) + " violation" + (found.size() == 1 ? "" : "s") +
                     " of the priority order in " + std::to_string(judged) +
                     " periods; first in period " + std::to_string(v.period) + ": prio " +
-                    std::to_string(v.higher) + " waited " + duration_text(v.wait_ns) +
+                    std::to_string(v.higher) + " waited " + rtgate::text::duration(v.wait_ns) +
                     " while prio " + std::to_string(v.lower) + " ran";
   }
   if (call == rtgate::rt::OrderCall::kHost) {
     result.status = rtgate::SuiteStatus::kInconclusive;
-    result.reason = "host: " + result.reason +
-                    "; too few to tell from a vCPU the host did not run (steal " +
-                    (steal.visible() ? duration_text(steal_ns) + " from " + steal.describe()
-                                     : steal.describe()) +
-                    "); broken push/pull shows in most periods";
+    result.reason =
+        "host: " + result.reason + "; too few to tell from a vCPU the host did not run (steal " +
+        (steal.visible() ? rtgate::text::duration(steal_ns) + " from " + steal.describe()
+                         : steal.describe()) +
+        "); broken push/pull shows in most periods";
   } else if (call == rtgate::rt::OrderCall::kBroken) {
     result.status = rtgate::SuiteStatus::kFailed;
     result.reason += " (the " + std::to_string(n) + " highest tasks did not get the " +

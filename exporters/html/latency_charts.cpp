@@ -7,6 +7,7 @@
 #include "exporters/html/html_text.h"
 #include "exporters/html/svg_chart.h"
 #include "framework/gate/format.h"
+#include "framework/text/units.h"
 
 namespace rtgate::html {
 namespace {
@@ -83,19 +84,7 @@ void add_run_series(std::vector<Series>& out, const std::vector<LatencySummary>&
 
 }  // namespace
 
-std::string ns_tick(double ns) {
-  char buf[32];
-  if (ns < 1e3) {
-    std::snprintf(buf, sizeof buf, "%.3g ns", ns);
-  } else if (ns < 1e6) {
-    std::snprintf(buf, sizeof buf, "%.3g us", ns / 1e3);
-  } else if (ns < 1e9) {
-    std::snprintf(buf, sizeof buf, "%.3g ms", ns / 1e6);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.3g s", ns / 1e9);
-  }
-  return buf;
-}
+std::string ns_tick(double ns) { return text::significant(ns, 3); }
 
 namespace {
 

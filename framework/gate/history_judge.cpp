@@ -7,6 +7,7 @@
 #include <thread>
 #include <tuple>
 
+#include "framework/exit_codes.h"
 #include "framework/gate/change_estimate.h"
 #include "framework/gate/format.h"
 
@@ -280,13 +281,13 @@ HistoryReport judge_history(const History& history, const Policy& policy, int ba
 int exit_code(const HistoryReport& report) {
   switch (report.outcome) {
     case HistoryOutcome::kWorse:
-      return 1;
+      return kExitFailed;
     case HistoryOutcome::kNotWorse:
-      return 0;
+      return kExitOk;
     case HistoryOutcome::kTooShort:
       break;
   }
-  return 3;
+  return kExitInconclusive;
 }
 
 std::string describe_change(const HistorySeries& s, double level, double size) {

@@ -1,5 +1,7 @@
 #include "framework/gate/verdict.h"
 
+#include "framework/exit_codes.h"
+
 namespace rtgate::gate {
 
 const char* to_string(Verdict verdict) {
@@ -47,12 +49,12 @@ Verdict worst(Verdict a, Verdict b) { return severity(b) > severity(a) ? b : a; 
 int exit_code(const GateReport& report, bool fail_on_inconclusive) {
   switch (report.overall) {
     case Verdict::kRegressed:
-      return 1;
+      return kExitFailed;
     case Verdict::kInconclusive:
     case Verdict::kMissing:
-      return fail_on_inconclusive ? 1 : 3;
+      return fail_on_inconclusive ? kExitFailed : kExitInconclusive;
     default:
-      return 0;
+      return kExitOk;
   }
 }
 

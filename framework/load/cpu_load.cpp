@@ -3,6 +3,7 @@
 
 #include "framework/load/load_registry.h"
 #include "framework/load/workers.h"
+#include "framework/workload/fast_rand.h"
 
 namespace rtgate::load {
 namespace {
@@ -38,13 +39,12 @@ class CpuLoad final : public Load {
   // Integer and floating-point work with a dependency chain, so the compiler can neither fold
   // it away nor vectorise it into something unrepresentative.
   void spin(int index, Workers::Counter& ops) {
-    std::uint64_t x = 0x9E3779B97F4A7C15ull + static_cast<std::uint64_t>(index);
+    workload::FastRand rng(static_cast<std::uint64_t>(index));
+    std::uint64_t x = 0;
     double f = 1.0;
     while (!workers_.stopping()) {
       for (int i = 0; i < kIterationsPerLoop; ++i) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+        x = rng.next();
         f = f * 0.999999 + static_cast<double>(x & 0xFF) * 1e-9;
       }
       ops.add(1);

@@ -3,16 +3,12 @@
 #include <utility>
 
 #include "framework/load/load_registry.h"
+#include "framework/text/strings.h"
 
 namespace rtgate::load {
 namespace {
 
-std::string_view trim(std::string_view s) {
-  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
-  while (!s.empty() && space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && space(s.back())) s.remove_suffix(1);
-  return s;
-}
+using text::trim;
 
 std::vector<std::string> split_args(std::string_view s) {
   std::vector<std::string> out;

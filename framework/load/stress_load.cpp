@@ -17,6 +17,7 @@
 #include "framework/load/load_registry.h"
 #include "framework/measure/clock.h"
 #include "framework/proc_files.h"
+#include "framework/text/strings.h"
 
 extern char** environ;
 
@@ -54,7 +55,7 @@ std::string describe_status(int status) {
 // One line of stress-ng's log for a message: the first says why it refused its arguments, the
 // last how a run ended. Capped, since some of its lines list every method it knows.
 std::string log_line(const std::string& path, bool first) {
-  const std::string text = proc::trim(proc::read_file(path).value_or(""));
+  const std::string text(rtgate::text::trim(proc::read_file(path).value_or("")));
   const std::size_t begin = first ? 0 : text.find_last_of('\n') + 1;
   std::string line = text.substr(begin, first ? text.find('\n') : std::string::npos);
   if (line.size() > 160) line = line.substr(0, 160) + "...";
@@ -210,7 +211,7 @@ class StressLoad final : public Load {
     std::stringstream yaml(proc::read_file(dir_ + "/metrics.yaml").value_or(""));
     bool found = false;
     for (std::string line; std::getline(yaml, line);) {
-      const std::string t = proc::trim(line);
+      const std::string t(rtgate::text::trim(line));
       if (t.rfind("bogo-ops:", 0) != 0) continue;
       ops_ += std::strtoull(t.c_str() + 9, nullptr, 10);
       found = true;

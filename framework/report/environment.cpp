@@ -25,6 +25,7 @@
 #include "framework/report/kernel_config.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/rt_checks.h"
+#include "framework/text/strings.h"
 
 namespace rtgate {
 namespace {
@@ -32,7 +33,6 @@ namespace {
 using proc::read_file;
 using proc::read_int;
 using proc::read_trimmed;
-using proc::trim;
 
 std::vector<std::string> words(std::string_view s) {
   std::vector<std::string> out;
@@ -53,13 +53,12 @@ std::string field_value(std::string_view text, std::string_view key) {
   std::istringstream in{std::string(text)};
   for (std::string line; std::getline(in, line);) {
     const auto colon = line.find(':');
-    if (colon != std::string::npos && trim(line.substr(0, colon)) == key) {
-      return trim(line.substr(colon + 1));
+    if (colon != std::string::npos && text::trim(line.substr(0, colon)) == key) {
+      return std::string(text::trim(line.substr(colon + 1)));
     }
   }
   return "";
 }
-
 
 // The build-time default preemption mode, which PREEMPT_DYNAMIC kernels boot with.
 std::string config_preempt_mode(std::string_view config) {
@@ -136,7 +135,7 @@ std::string cpuid_hypervisor_vendor() {
   std::memcpy(raw, &b, 4);
   std::memcpy(raw + 4, &c, 4);
   std::memcpy(raw + 8, &d, 4);
-  const std::string vendor = trim(std::string(raw));
+  const std::string vendor(text::trim(raw));
   if (vendor.rfind("KVMKVMKVM", 0) == 0) return "KVM";
   if (vendor == "Microsoft Hv") return "Hyper-V";
   if (vendor == "VMwareVMware") return "VMware";

@@ -19,12 +19,12 @@
 #include "framework/proc_files.h"
 #include "framework/report/cpu_steal.h"
 #include "framework/rt/cpu_list.h"
+#include "framework/rt/sched_policy.h"
 
 namespace rtgate {
 namespace {
 
 constexpr std::uint64_t kPfKthread = 0x00200000;  // task->flags bit of kernel threads
-constexpr int kSchedDeadline = 6;                 // not in every libc's <sched.h>
 // Thresholds below which steal is clock-tick noise rather than a reason to distrust a result.
 constexpr double kCpuStealThresholdMs = 0.1;
 constexpr double kTotalStealThresholdMs = 1.0;
@@ -85,7 +85,7 @@ std::optional<TaskStat> parse_task_stat(std::string_view line) {
 }
 
 bool is_rt_policy(int policy) {
-  return policy == SCHED_FIFO || policy == SCHED_RR || policy == kSchedDeadline;
+  return policy == SCHED_FIFO || policy == SCHED_RR || policy == rt::kSchedDeadline;
 }
 
 std::string cpus_allowed_list(std::string_view status) {
@@ -161,19 +161,6 @@ std::int64_t count_kmsg_throttle_events() {
   return count;
 }
 
-std::string policy_name(int policy) {
-  switch (policy) {
-    case SCHED_FIFO:
-      return "fifo";
-    case SCHED_RR:
-      return "rr";
-    case kSchedDeadline:
-      return "deadline";
-    default:
-      return "other";
-  }
-}
-
 std::string format_ms(double ms) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), ms < 0.1 ? "%.3f" : "%.1f", ms);
@@ -181,9 +168,7 @@ std::string format_ms(double ms) {
 }
 
 std::string describe(const ForeignRtThread& t) {
-  std::string policy = t.policy == "deadline" ? "SCHED_DEADLINE"
-                       : t.policy == "rr"     ? "SCHED_RR"
-                                              : "SCHED_FIFO";
+  const std::string policy = rt::kernel_policy_name(rt::policy_from_name(t.policy).value_or(-1));
   std::string who = "pid " + std::to_string(t.pid) + ", tid " + std::to_string(t.tid);
   if (t.policy != "deadline") who += ", prio " + std::to_string(t.priority);
   return "foreign " + policy + " thread '" + t.comm + "' (" + who + ") ran " +
@@ -247,7 +232,7 @@ Hygiene hygiene_between(const HygieneSnapshot& before, const HygieneSnapshot& af
     h.foreign_rt_threads.push_back({.pid = t.pid,
                                     .tid = t.tid,
                                     .comm = t.comm,
-                                    .policy = policy_name(t.policy),
+                                    .policy = rt::policy_name(t.policy),
                                     .priority = t.priority,
                                     .cpus_allowed = t.cpus_allowed,
                                     .kernel_thread = t.kernel_thread,

@@ -10,20 +10,13 @@
 #include <sstream>
 
 #include "framework/proc_files.h"
+#include "framework/text/strings.h"
 
 namespace rtgate::rt {
 namespace {
 
 // Far above any CONFIG_NR_CPUS; stops "0-2000000000" from allocating gigabytes.
 constexpr int kMaxCpu = 1 << 16;
-
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 // Digits only: from_chars would also take a leading '-', which is the range separator here.
 std::optional<int> parse_cpu_number(std::string_view s) {
@@ -39,7 +32,7 @@ std::optional<int> parse_cpu_number(std::string_view s) {
 }  // namespace
 
 std::optional<std::vector<int>> parse_cpu_list(std::string_view text) {
-  text = trim(text);
+  text = rtgate::text::trim(text);
   if (text.empty()) return std::nullopt;
   // Ranges first, expanded once after merging: "0-65535" repeated in one long argument would
   // otherwise expand every repetition (gigabytes for a 128 KiB --cpus).

@@ -8,6 +8,7 @@
 
 #include "framework/measure/clock.h"
 #include "framework/proc_files.h"
+#include "framework/text/strings.h"
 
 namespace rtgate::rt {
 namespace {
@@ -19,11 +20,9 @@ constexpr std::int64_t kBackoff = 100;
 // Episodes are inferred between samples at most this many intervals apart.
 constexpr std::int64_t kMaxInferenceGap = 4;
 
-using proc::trim;
-
 bool to_double(std::string_view s, double* out) {
-  const std::string copy = trim(s);  // strtod: std::from_chars for double is not in g++ 12's
-  if (copy.empty()) return false;    // libstdc++ for every target; this is not a hot path
+  const std::string copy(text::trim(s));  // strtod: std::from_chars for double is not in g++ 12's
+  if (copy.empty()) return false;         // libstdc++ for every target; this is not a hot path
   char* end = nullptr;
   *out = std::strtod(copy.c_str(), &end);
   return end == copy.c_str() + copy.size();
@@ -39,7 +38,7 @@ bool parse_header(std::string_view line, RtRqState* s) {
   const auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), cpu);
   if (ec != std::errc() || p != num.data() + num.size() || cpu < 0) return false;
   s->cpu = cpu;
-  s->group = trim(line.substr(close + 2));
+  s->group = text::trim(line.substr(close + 2));
   return true;
 }
 
@@ -68,10 +67,10 @@ std::vector<RtRqState> parse_rt_rqs(std::string_view text) {
       continue;
     }
     if (!in) continue;
-    const std::string field = trim(line);
+    const std::string field(text::trim(line));
     const std::size_t colon = field.find(':');
     if (colon == std::string_view::npos) continue;
-    const std::string key = trim(std::string_view(field).substr(0, colon));
+    const std::string key(text::trim(std::string_view(field).substr(0, colon)));
     const std::string_view value = std::string_view(field).substr(colon + 1);
     double v = 0;
     if (!to_double(value, &v)) continue;
@@ -142,8 +141,7 @@ void RtThrottleWatch::observe(std::string_view text, std::int64_t now_ns) {
       // before it did? It grows at most as fast as the wall clock, and since the period's end
       // it has grown to what this sample shows. (Over a long gap, e.g. the sampler starved by
       // the very RT load that is throttled, this bound says nothing: no inference then.)
-      const double could_reach =
-          last.rt_time_ms + static_cast<double>(gap_ns) / 1e6 - s.rt_time_ms;
+      const double could_reach = last.rt_time_ms + static_cast<double>(gap_ns) / 1e6 - s.rt_time_ms;
       episode = s.rt_runtime_ms > 0 && could_reach >= s.rt_runtime_ms;
     }
     if (episode) ++events_[s.cpu];

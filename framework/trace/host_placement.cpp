@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "framework/text/units.h"
+
 namespace rtgate::trace {
 namespace {
 
@@ -17,18 +19,6 @@ constexpr std::int64_t kSelfNs = 100'000;
 // A CPU that should have taken the thread's timer interrupt: only an interrupts-off section, or a
 // deep C-state's exit, delays it; the deepest exits take about 100-200 us on bare metal.
 constexpr std::int64_t kNotDueNs = 200'000;
-
-std::string ms(std::int64_t ns) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.2f ms", static_cast<double>(ns) / 1e6);
-  return b;
-}
-
-std::string us(std::int64_t ns) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.0f us", static_cast<double>(ns) / 1e3);
-  return b;
-}
 
 std::string label(const Segment& s) {
   if (s.kind == "task") return s.name + " (pid " + std::to_string(s.pid) + ")";
@@ -71,22 +61,22 @@ std::int64_t place_host_time(std::vector<Segment>& segments, const Milestones& m
 std::string host_note(const std::vector<Segment>& segments, const Milestones& m,
                       std::int64_t placed_ns, std::int64_t steal_ns, std::int64_t window_ns) {
   if (steal_ns <= 0) return "";
-  std::string note = "this CPU lost " + ms(steal_ns) + " to host steal in the " + ms(window_ns) +
-                     " of steal readings around the sample";
+  std::string note = "this CPU lost " + text::in_ms(steal_ns) + " to host steal in the " +
+                     text::in_ms(window_ns) + " of steal readings around the sample";
   if (placed_ns > 0) {
-    note += "; " + ms(placed_ns) + " of it is placed on the host, in";
+    note += "; " + text::in_ms(placed_ns) + " of it is placed on the host, in";
     int n = 0;
     for (const Segment& s : segments) {
       if (s.host_ns == 0) continue;
       if (n++ < 3) {
-        note += std::string(n > 1 ? "," : "") + " " + label(s) + " (" + us(s.ns) + ", plausible " +
-                us(plausible_ns(s, m)) + ")";
+        note += std::string(n > 1 ? "," : "") + " " + label(s) + " (" + text::in_us(s.ns, 0) +
+                ", plausible " + text::in_us(plausible_ns(s, m), 0) + ")";
       }
     }
     if (n > 3) note += " and " + std::to_string(n - 3) + " more";
   }
   if (placed_ns < steal_ns) {
-    note += "; " + ms(steal_ns - placed_ns) +
+    note += "; " + text::in_ms(steal_ns - placed_ns) +
             " is not placed: it fell outside the sample, or inside a stretch the trace cannot "
             "tell from the host (a task's slice after the timer fired, untraced time)";
   }

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <tuple>
 
+#include "framework/rt/sched_policy.h"
+#include "framework/text/units.h"
 #include "framework/trace/host_placement.h"
 
 namespace rtgate::trace {
@@ -35,17 +37,11 @@ std::int64_t field(std::string_view text, std::string_view key) {
   return v;
 }
 
-std::string fmt_us(std::int64_t ns) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.1f us", static_cast<double>(ns) / 1e3);
-  return b;
-}
-
 }  // namespace
 
 const char* softirq_name(std::int64_t vec) {
-  static const char* const kNames[] = {"HI",      "TIMER", "NET_TX",  "NET_RX",  "BLOCK",
-                                       "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU"};
+  static const char* const kNames[] = {"HI",       "TIMER",   "NET_TX", "NET_RX",  "BLOCK",
+                                       "IRQ_POLL", "TASKLET", "SCHED",  "HRTIMER", "RCU"};
   return vec >= 0 && vec < 10 ? kNames[vec] : "softirq?";
 }
 
@@ -71,24 +67,8 @@ std::optional<Marker> parse_marker(const TraceEvent& e) {
 }
 
 std::string policy_of_live_task(pid_t pid) {
-  switch (sched_getscheduler(pid)) {
-    case SCHED_FIFO:
-      return "SCHED_FIFO";
-    case SCHED_RR:
-      return "SCHED_RR";
-    case SCHED_OTHER:
-      return "SCHED_OTHER";
-    case SCHED_BATCH:
-      return "SCHED_BATCH";
-    case SCHED_IDLE:
-      return "SCHED_IDLE";
-#ifdef SCHED_DEADLINE
-    case SCHED_DEADLINE:
-      return "SCHED_DEADLINE";
-#endif
-    default:
-      return "";
-  }
+  const int policy = sched_getscheduler(pid);
+  return policy < 0 ? "" : rt::kernel_policy_name(policy);
 }
 
 SampleAnalysis analyze_sample(const Marker& m, const std::vector<const TraceEvent*>& events,
@@ -145,7 +125,7 @@ SampleAnalysis analyze_sample(const Marker& m, const std::vector<const TraceEven
 
   if (first_ts > d) {
     credit({"untraced", "", 0}, "untraced", "not in the trace", 0, d, std::min(first_ts, w));
-    a.note = "the trace begins " + fmt_us(first_ts - d) + " after the deadline";
+    a.note = "the trace begins " + text::in_us(first_ts - d) + " after the deadline";
   }
   std::int64_t t = std::max(first_ts, d);
   for (const TraceEvent* e : events) {
@@ -190,7 +170,7 @@ SampleAnalysis analyze_sample(const Marker& m, const std::vector<const TraceEven
       case Ev::kIrqExit:
       case Ev::kSoftirqExit:
       case Ev::kVectorExit: {
-        const char* kind = e->type == Ev::kIrqExit      ? "irq"
+        const char* kind = e->type == Ev::kIrqExit       ? "irq"
                            : e->type == Ev::kSoftirqExit ? "softirq"
                                                          : "vector";
         // Pop the matching context (an exit whose entry predates the events is ignored).
@@ -280,7 +260,8 @@ SampleAnalysis analyze_sample(const Marker& m, const std::vector<const TraceEven
   if (missed_switches > 0) {
     a.note = std::to_string(missed_switches) +
              " context switch(es) missing from the trace: the running task was taken from the "
-             "events it wrote" + (a.note.empty() ? "" : "; " + a.note);
+             "events it wrote" +
+             (a.note.empty() ? "" : "; " + a.note);
   }
   // The top task ran mostly before the thread's timer fired: the interrupt came late, which no
   // task's priority explains.
@@ -296,7 +277,7 @@ SampleAnalysis analyze_sample(const Marker& m, const std::vector<const TraceEven
       a.parts.front().ns * 2 > a.latency_ns) {
     a.note =
         (a.note.empty() ? "" : a.note + "; ") + "the thread's timer fired " +
-        fmt_us(a.timer_fired_ns >= 0 ? a.timer_fired_ns : due.due_ns) +
+        text::in_us(a.timer_fired_ns >= 0 ? a.timer_fired_ns : due.due_ns) +
         " after its deadline while " + a.parts.front().name +
         " ran: the timer interrupt was held back (interrupts off) or, in a VM, delivered late by "
         "the hypervisor (a nested guest running, a busy host)";
@@ -313,8 +294,7 @@ SampleAnalysis analyze_sample(const Marker& m, const std::vector<const TraceEven
                "being preempted (preemption disabled, or a kernel without full preemption)";
     }
   }
-  if (!a.parts.empty() && a.parts.front().kind == "idle" &&
-      a.parts.front().ns * 2 > a.latency_ns) {
+  if (!a.parts.empty() && a.parts.front().kind == "idle" && a.parts.front().ns * 2 > a.latency_ns) {
     a.note = (a.note.empty() ? "" : a.note + "; ") +
              "the CPU was idle while the thread was due: a deep C-state exit, or (in a VM) the "
              "hypervisor not running this vCPU";
@@ -338,7 +318,7 @@ std::int64_t SampleAnalysis::host_ns() const {
 }
 
 std::string SampleAnalysis::summary(std::size_t max_parts) const {
-  std::string s = thread + " " + trigger + " " + fmt_us(latency_ns) + ":";
+  std::string s = thread + " " + trigger + " " + text::in_us(latency_ns) + ":";
   std::size_t shown = 0;
   for (const AnalysisPart& p : parts) {
     if (shown++ == max_parts) {
@@ -346,8 +326,9 @@ std::string SampleAnalysis::summary(std::size_t max_parts) const {
       break;
     }
     char pct[16];
-    std::snprintf(pct, sizeof pct, "%.0f%%",
-                  latency_ns > 0 ? 100.0 * static_cast<double>(p.ns) / static_cast<double>(latency_ns) : 0.0);
+    std::snprintf(
+        pct, sizeof pct, "%.0f%%",
+        latency_ns > 0 ? 100.0 * static_cast<double>(p.ns) / static_cast<double>(latency_ns) : 0.0);
     s += shown > 1 ? ", " : " ";
     if (p.kind == "task") {
       s += task_label(p);
@@ -358,7 +339,7 @@ std::string SampleAnalysis::summary(std::size_t max_parts) const {
     } else {
       s += p.kind + " " + p.name;
     }
-    s += " " + fmt_us(p.ns) + " " + pct;
+    s += " " + text::in_us(p.ns) + " " + pct;
   }
   if (!pi_boosts.empty()) s += "; " + std::to_string(pi_boosts.size()) + " PI boost(s)";
   if (delayed_by) s += "; delayed by " + task_label(*delayed_by);
