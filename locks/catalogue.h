@@ -3,7 +3,8 @@
 // factory for a type-erased instance.
 //
 // Each lock header registers itself with RTGATE_LOCK next to its class; the build generates one
-// translation unit that includes every header in locks/, so there is no list to edit.
+// translation unit that includes every header in locks/, so there is no list to edit. A lock
+// with per-thread state gives its class a static prepare_thread(), which the registration finds.
 #pragma once
 
 #include <algorithm>
@@ -12,6 +13,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <typeindex>
+#include <typeinfo>
 #include <vector>
 
 #include "locks/lockable.h"
@@ -77,10 +80,15 @@ struct LockInfo {
   std::string name;  // lowercase, e.g. "pi_mutex"
   LockKind kind = LockKind::kSleep;
   PiSupport pi = PiSupport::kNone;
-  bool fifo = false;                    // waiters are served in arrival order
+  bool fifo = false;                      // waiters are served in arrival order
   bool safe_fifo_oversubscribed = false;  // no livelock when FIFO threads outnumber CPUs
   std::string summary;
   std::function<std::unique_ptr<AnyLock>()> make;
+  // The lock's per-thread state set up ahead of the measured path (the lock type's static
+  // prepare_thread(), when it has one): run by prepare_lock_thread() in every thread that may
+  // take a lock, where allocating is allowed.
+  void (*prepare_thread)() noexcept = nullptr;
+  std::type_index type{typeid(void)};  // the registered class, for tests written per type
 };
 
 class LockCatalogue {
@@ -106,6 +114,14 @@ class LockCatalogue {
     }
     return nullptr;
   }
+  // The entry of lock class L, or nullptr when L is not registered.
+  template <class L>
+  const LockInfo* of() const {
+    for (const LockInfo& l : locks_) {
+      if (l.type == std::type_index(typeid(L))) return &l;
+    }
+    return nullptr;
+  }
 
  private:
   std::vector<LockInfo> locks_;
@@ -115,6 +131,10 @@ template <Lockable L>
 struct LockRegistrar {
   explicit LockRegistrar(LockInfo info) {
     info.make = [] { return std::make_unique<LockAdapter<L>>(); };
+    info.type = std::type_index(typeid(L));
+    if constexpr (requires { L::prepare_thread(); }) {
+      info.prepare_thread = []() noexcept { static_cast<void>(L::prepare_thread()); };
+    }
     LockCatalogue::instance().add(std::move(info));
   }
 };
@@ -123,4 +143,4 @@ struct LockRegistrar {
 
 // RTGATE_LOCK(TicketLock, {.name = "ticket", .kind = LockKind::kSpin, ...});
 #define RTGATE_LOCK(Type, ...) \
-  inline const ::rtgate::locks::LockRegistrar<Type> rtgate_lock_registrar_##Type{__VA_ARGS__}
+  inline const ::rtgate::locks::LockRegistrar<Type> rtgate_lock_registrar_##Type { __VA_ARGS__ }

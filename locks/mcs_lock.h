@@ -107,6 +107,9 @@ class alignas(64) McsLock {
   // A waiter that does not know it is next in line pauses this often between yields.
   static constexpr std::uint32_t kFarPausesBeforeYield = 8;
 
+  // The calling thread's node pool (a thread_local), touched before the measured path.
+  static void prepare_thread() noexcept { static_cast<void>(McsNodePool::local()); }
+
   McsLock() noexcept { RTGATE_TSAN_CREATE(this, 0); }
   ~McsLock() { RTGATE_TSAN_DESTROY(this); }
   McsLock(const McsLock&) = delete;

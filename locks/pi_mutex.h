@@ -169,6 +169,9 @@ class PiWord {
 
 class alignas(64) PiMutex {
  public:
+  // The calling thread's cached tid (the futex word's owner value), read before the measured path.
+  static void prepare_thread() noexcept { static_cast<void>(current_tid()); }
+
   PiMutex() noexcept { RTGATE_TSAN_CREATE(this, 0); }
   ~PiMutex() { RTGATE_TSAN_DESTROY(this); }
   PiMutex(const PiMutex&) = delete;

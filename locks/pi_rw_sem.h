@@ -76,6 +76,9 @@ class alignas(64) BasicPiRwSem {
  public:
   static constexpr std::size_t kReaderSlots = kSlots;
 
+  // The calling thread's cached tid (a slot's owner value), read before the measured path.
+  static void prepare_thread() noexcept { static_cast<void>(current_tid()); }
+
   BasicPiRwSem() noexcept { RTGATE_TSAN_CREATE(this, 0); }
   ~BasicPiRwSem() { RTGATE_TSAN_DESTROY(this); }
   BasicPiRwSem(const BasicPiRwSem&) = delete;

@@ -10,13 +10,25 @@
 #include <barrier>
 #include <chrono>
 #include <cstdint>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "locks/catalogue.h"
 #include "locks/lockable.h"
 #include "locks/tsan.h"
 
 namespace rtgate::locks::test {
+
+// Typed tests' names: each lock's catalogue name, or "variant<i>" for a type the catalogue does
+// not hold (a test's own instantiation). Nothing in the tests keeps its own list of names.
+struct CatalogueNames {
+  template <class L>
+  static std::string GetName(int i) {
+    const LockInfo* info = LockCatalogue::instance().of<L>();
+    return info != nullptr ? info->name : "variant" + std::to_string(i);
+  }
+};
 
 inline int cpus() { return static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)); }
 
@@ -46,10 +58,11 @@ void critical_section(L& lock, Guarded& g, int me) {
   lock.unlock();
 }
 
-// `threads` threads (SCHED_OTHER) each take the lock `per_thread` times.
+// `threads` threads (SCHED_OTHER) each take `lock` `per_thread` times. (Each check below takes
+// the lock it tests, so that the catalogue's type-erased instances pass the same checks; the
+// form without a lock makes one of type L.)
 template <Lockable L>
-void expect_mutual_exclusion(int threads, std::uint64_t per_thread) {
-  L lock;
+void expect_mutual_exclusion(L& lock, int threads, std::uint64_t per_thread) {
   Guarded g;
   std::barrier start(threads);
   std::vector<std::thread> ts;
@@ -65,10 +78,15 @@ void expect_mutual_exclusion(int threads, std::uint64_t per_thread) {
   EXPECT_EQ(g.b, g.a);
 }
 
+template <Lockable L>
+void expect_mutual_exclusion(int threads, std::uint64_t per_thread) {
+  L lock;
+  expect_mutual_exclusion(lock, threads, per_thread);
+}
+
 // Held by one thread, try_lock from another fails; once released, it succeeds.
 template <Lockable L>
-void expect_try_lock_semantics() {
-  L lock;
+void expect_try_lock_semantics(L& lock) {
   ASSERT_TRUE(lock.try_lock());
   bool other = true;
   std::thread([&] { other = lock.try_lock(); }).join();
@@ -83,9 +101,14 @@ void expect_try_lock_semantics() {
   lock.unlock();
 }
 
-template <SharedLockable L>
-void expect_shared_try_lock_semantics() {
+template <Lockable L>
+void expect_try_lock_semantics() {
   L lock;
+  expect_try_lock_semantics(lock);
+}
+
+template <SharedLockable L>
+void expect_shared_try_lock_semantics(L& lock) {
   // Readers share; a reader excludes a writer; a writer excludes readers.
   ASSERT_TRUE(lock.try_lock_shared());
   bool r = false, w = true;
@@ -107,6 +130,12 @@ void expect_shared_try_lock_semantics() {
     if (r) lock.unlock_shared();
   }).join();
   EXPECT_TRUE(r);
+}
+
+template <SharedLockable L>
+void expect_shared_try_lock_semantics() {
+  L lock;
+  expect_shared_try_lock_semantics(lock);
 }
 
 // Two readers inside at once: each takes the read lock and waits (bounded, 5 s) until the other

@@ -1,4 +1,5 @@
-// The baselines pass the same correctness checks as our own locks.
+// The baselines' rw checks and catalogue entries; mutual exclusion and try_lock, the same as our
+// own locks', come from catalogue_locks_test.cpp.
 #include "locks/pthread_locks.h"
 
 #include <gtest/gtest.h>
@@ -9,24 +10,9 @@ namespace rtgate::locks::test {
 namespace {
 
 template <class L>
-class BaselineMutex : public ::testing::Test {};
-using Mutexes = ::testing::Types<PthreadMutex, PthreadMutexAdaptive, PthreadMutexPi,
-                                 PthreadSpinlock, PthreadRwlockReader, PthreadRwlockWriter,
-                                 StdSharedMutex>;
-TYPED_TEST_SUITE(BaselineMutex, Mutexes);
-
-TYPED_TEST(BaselineMutex, MutualExclusionAt2xCpus) {
-  expect_mutual_exclusion<TypeParam>(2 * cpus(), iterations(150'000));
-}
-TYPED_TEST(BaselineMutex, MutualExclusionAt4xCpus) {
-  expect_mutual_exclusion<TypeParam>(4 * cpus(), iterations(100'000));
-}
-TYPED_TEST(BaselineMutex, TryLock) { expect_try_lock_semantics<TypeParam>(); }
-
-template <class L>
 class BaselineRw : public ::testing::Test {};
 using RwLocks = ::testing::Types<PthreadRwlockReader, PthreadRwlockWriter, StdSharedMutex>;
-TYPED_TEST_SUITE(BaselineRw, RwLocks);
+TYPED_TEST_SUITE(BaselineRw, RwLocks, CatalogueNames);
 
 TYPED_TEST(BaselineRw, ExclusionAndOverlapAt2xCpus) {
   expect_rw_exclusion_and_overlap<TypeParam>(2 * cpus(), iterations(100'000));

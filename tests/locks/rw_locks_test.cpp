@@ -77,26 +77,12 @@ class Holder {
   std::thread thread_;  // last: starts after the members it uses exist
 };
 
-template <class L>
-const char* name_of() {
-  if constexpr (std::is_same_v<L, RwSem>) return "rw_sem";
-  if constexpr (std::is_same_v<L, PiRwSem>) return "pi_rw_sem";
-  if constexpr (std::is_same_v<L, ThreeSlotPiRwSem>) return "pi_rw_sem_3_slots";
-}
-
-struct Names {
-  template <class L>
-  static std::string GetName(int) {
-    return name_of<L>();
-  }
-};
-
 // ---- every rw lock (PiRwSem also with fewer slots than threads) ----
 
 template <class L>
 class RwLockTest : public ::testing::Test {};
 using RwLocks = ::testing::Types<RwSem, PiRwSem, ThreeSlotPiRwSem>;
-TYPED_TEST_SUITE(RwLockTest, RwLocks, Names);
+TYPED_TEST_SUITE(RwLockTest, RwLocks, CatalogueNames);
 
 // expect_rw_exclusion_and_overlap, where only "readers never overlapped" earns another attempt.
 // These locks hand over: an unlock with sleepers makes a sleeper the owner, and the unlocker,

@@ -58,45 +58,13 @@ void tell_tsan_owner_exits(L& lock) {
   RTGATE_TSAN_POST_UNLOCK(&lock, 0);
 }
 
-template <class L>
-const char* name_of() {
-  if constexpr (std::is_same_v<L, FutexMutex>) return "futex_mutex";
-  if constexpr (std::is_same_v<L, PiMutex>) return "pi_mutex";
-  if constexpr (std::is_same_v<L, RwSem>) return "rw_sem";
-  if constexpr (std::is_same_v<L, PiRwSem>) return "pi_rw_sem";
-}
-
-struct Names {
-  template <class L>
-  static std::string GetName(int) {
-    return name_of<L>();
-  }
-};
-
-// Each mutual-exclusion test takes the lock 500,000 times in all, whatever the CPU count: at
-// least 1,000,000 acquisitions per lock in a normal build.
-std::uint64_t per_thread(int threads) {
-  constexpr std::uint64_t kTotal = 500'000;
-  const auto n = static_cast<std::uint64_t>(threads);
-  return iterations((kTotal + n - 1) / n);
-}
-
-// ---- every sleeping lock, and the rw locks' exclusive side ----
+// ---- every sleeping lock, and the rw locks' exclusive side (mutual exclusion and try_lock:
+// catalogue_locks_test.cpp) ----
 
 template <class L>
 class SleepingLockTest : public ::testing::Test {};
 using SleepingLocks = ::testing::Types<FutexMutex, PiMutex, RwSem, PiRwSem>;
-TYPED_TEST_SUITE(SleepingLockTest, SleepingLocks, Names);
-
-TYPED_TEST(SleepingLockTest, MutualExclusionAtTwiceTheCpus) {
-  expect_mutual_exclusion<TypeParam>(2 * cpus(), per_thread(2 * cpus()));
-}
-
-TYPED_TEST(SleepingLockTest, MutualExclusionAtFourTimesTheCpus) {
-  expect_mutual_exclusion<TypeParam>(4 * cpus(), per_thread(4 * cpus()));
-}
-
-TYPED_TEST(SleepingLockTest, TryLockSemantics) { expect_try_lock_semantics<TypeParam>(); }
+TYPED_TEST_SUITE(SleepingLockTest, SleepingLocks, CatalogueNames);
 
 TYPED_TEST(SleepingLockTest, WorksWithStdGuards) {
   TypeParam lock;
@@ -109,7 +77,7 @@ TYPED_TEST(SleepingLockTest, WorksWithStdGuards) {
 }
 
 TYPED_TEST(SleepingLockTest, IsInTheCatalogueAndItsFactoryWorks) {
-  const LockInfo* info = LockCatalogue::instance().find(name_of<TypeParam>());
+  const LockInfo* info = LockCatalogue::instance().of<TypeParam>();
   ASSERT_NE(info, nullptr);
   constexpr bool kRw = std::is_same_v<TypeParam, RwSem> || std::is_same_v<TypeParam, PiRwSem>;
   EXPECT_EQ(info->kind, kRw ? LockKind::kRw : LockKind::kSleep);

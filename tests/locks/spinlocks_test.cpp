@@ -27,40 +27,12 @@ namespace {
 
 using namespace std::chrono_literals;
 
-template <class L>
-const char* name_of() {
-  if constexpr (std::is_same_v<L, TasLock>) return "tas";
-  if constexpr (std::is_same_v<L, TtasLock>) return "ttas";
-  if constexpr (std::is_same_v<L, TicketLock>) return "ticket";
-  if constexpr (std::is_same_v<L, McsLock>) return "mcs";
-  if constexpr (std::is_same_v<L, QSpinLock>) return "qspinlock";
-}
-
-struct Names {
-  template <class L>
-  static std::string GetName(int) {
-    return name_of<L>();
-  }
-};
-
-// ---- every spinlock ----
+// ---- every spinlock (mutual exclusion and try_lock: catalogue_locks_test.cpp) ----
 
 template <class L>
 class SpinLockTest : public ::testing::Test {};
 using AllSpinLocks = ::testing::Types<TasLock, TtasLock, TicketLock, McsLock, QSpinLock>;
-TYPED_TEST_SUITE(SpinLockTest, AllSpinLocks, Names);
-
-// 2x: 2 * cpus threads x 150000, 4x: 4 * cpus x 100000: at least 1,000,000 acquisitions per
-// lock in a normal build, whatever the CPU count.
-TYPED_TEST(SpinLockTest, MutualExclusionAtTwiceTheCpus) {
-  expect_mutual_exclusion<TypeParam>(2 * cpus(), iterations(150'000));
-}
-
-TYPED_TEST(SpinLockTest, MutualExclusionAtFourTimesTheCpus) {
-  expect_mutual_exclusion<TypeParam>(4 * cpus(), iterations(100'000));
-}
-
-TYPED_TEST(SpinLockTest, TryLockSemantics) { expect_try_lock_semantics<TypeParam>(); }
+TYPED_TEST_SUITE(SpinLockTest, AllSpinLocks, CatalogueNames);
 
 TYPED_TEST(SpinLockTest, WorksWithStdLockGuard) {
   TypeParam lock;
@@ -73,7 +45,7 @@ TYPED_TEST(SpinLockTest, WorksWithStdLockGuard) {
 }
 
 TYPED_TEST(SpinLockTest, IsInTheCatalogue) {
-  const LockInfo* info = LockCatalogue::instance().find(name_of<TypeParam>());
+  const LockInfo* info = LockCatalogue::instance().of<TypeParam>();
   ASSERT_NE(info, nullptr);
   EXPECT_EQ(info->kind, LockKind::kSpin);
   EXPECT_EQ(info->pi, PiSupport::kNone);
@@ -138,7 +110,7 @@ std::vector<int> acquisition_order(L& lock, int n, F after_queued) {
 template <class L>
 class FifoSpinLockTest : public ::testing::Test {};
 using FifoSpinLocks = ::testing::Types<TicketLock, McsLock, QSpinLock>;
-TYPED_TEST_SUITE(FifoSpinLockTest, FifoSpinLocks, Names);
+TYPED_TEST_SUITE(FifoSpinLockTest, FifoSpinLocks, CatalogueNames);
 
 TYPED_TEST(FifoSpinLockTest, WaitersAcquireInArrivalOrder) {
   constexpr int kWaiters = 6;
@@ -155,7 +127,7 @@ TYPED_TEST(FifoSpinLockTest, WaitersAcquireInArrivalOrder) {
 template <class L>
 class NestingSpinLockTest : public ::testing::Test {};
 using NodeSpinLocks = ::testing::Types<McsLock, QSpinLock>;
-TYPED_TEST_SUITE(NestingSpinLockTest, NodeSpinLocks, Names);
+TYPED_TEST_SUITE(NestingSpinLockTest, NodeSpinLocks, CatalogueNames);
 
 TYPED_TEST(NestingSpinLockTest, TwoHeldReleasedInEitherOrderUnderContention) {
   TypeParam outer, inner;

@@ -1,10 +1,13 @@
-// The lock thread prelude sets up a thread's qspinlock slot before any acquisition: the number
-// it takes is the one later acquisitions use, and distinct live threads get distinct numbers.
+// The lock thread prelude runs each lock's registered hook before any acquisition: qspinlock's
+// number is the one later acquisitions use, and distinct live threads get distinct numbers.
 #include "locks/thread_prelude.h"
 
 #include <gtest/gtest.h>
 
 #include <thread>
+
+#include "locks/qspinlock.h"
+#include "locks/tas_lock.h"
 
 namespace rtgate::locks {
 namespace {
@@ -33,6 +36,15 @@ TEST(LockThreadPrelude, TakesTheQspinlockThreadNumberUpFront) {
   EXPECT_LT(a, QSpinLock::kMaxThreads);
   EXPECT_EQ(a, again) << "the prelude's number is the one the thread keeps";
   EXPECT_NE(a, b) << "two live threads, two numbers";
+}
+
+TEST(LockThreadPrelude, EachLockWithThreadStateRegistersItsOwnHook) {
+  const LockCatalogue& c = LockCatalogue::instance();
+  for (const char* name : {"qspinlock", "mcs", "pi_mutex", "pi_rw_sem"}) {
+    ASSERT_NE(c.find(name), nullptr) << name;
+    EXPECT_NE(c.find(name)->prepare_thread, nullptr) << name;
+  }
+  EXPECT_EQ(c.of<TasLock>()->prepare_thread, nullptr) << "no per-thread state, no hook";
 }
 
 }  // namespace
