@@ -183,6 +183,16 @@ inline std::uint64_t bucket_value(element v, const std::string& where) {
   return *u;
 }
 
+// A count's "gating"; "" (absent) in a result written before counts declared it, which then
+// gets the rule by unit that the gate applied at the time.
+inline Metric::Gating gating_from(const std::string& text, const std::string& unit,
+                                  const std::string& where) {
+  if (text == "event_rate") return Metric::Gating::kEventRate;
+  if (text == "reported") return Metric::Gating::kReported;
+  if (text.empty()) return Metric::gating_of_legacy_unit(unit);
+  throw JsonError(where + ".gating: expected event_rate or reported");
+}
+
 // Trace evidence is read by trace_json.cpp from nlohmann values; it is small and optional, so
 // the subtree is handed over as text.
 inline nlohmann::json as_nlohmann(element v) { return nlohmann::json::parse(dump(v)); }

@@ -159,6 +159,9 @@ ojson metric_json(const Metric& m) {
   j["kind"] = to_string(m.kind);
   j["unit"] = m.unit;
   j["better"] = to_string(m.better);
+  if (m.kind == MetricKind::kCount) {
+    j["gating"] = m.gating == Metric::Gating::kEventRate ? "event_rate" : "reported";
+  }
   if (m.summary_only) {
     // Before "runs": the history reader learns the columns to expect before it reaches them.
     j["summary_only"] = true;

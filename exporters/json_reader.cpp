@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "exporters/gzip_codec.h"
+#include "exporters/json_dom.h"
 #include "exporters/json_exporter.h"
 #include "exporters/ondemand_runs.h"
 #include "exporters/result_from_dom.h"
@@ -216,7 +217,7 @@ class Reader {
     Metric m;
     json_dom::ImportedParts imported;  // "summary_only", "unknown_quantiles" (raw)
     std::string_view runs, summary;
-    std::optional<std::string> kind, better;
+    std::optional<std::string> kind, better, gating;
     bool named = false, unit = false, samples = false, histogram = false, runs_read = false;
     for (auto f : object_value(v, where)) {
       simdjson::ondemand::field field;
@@ -236,6 +237,8 @@ class Reader {
         unit = true;
       } else if (key == "better") {
         better = string_value(field.value(), at(".better"));
+      } else if (key == "gating") {
+        gating = string_value(field.value(), at(".gating"));
       } else if (key == "samples") {
         samples = true;
         // A latency metric's samples are its runs' maxima, not read (unless it names its kind
@@ -274,6 +277,7 @@ class Reader {
     const auto b = better_from(*better);
     if (!b) throw JsonError(where() + ".better: expected lower or higher");
     m.better = *b;
+    m.gating = json_dom::gating_from(gating.value_or(""), m.unit, where());
     if (!samples) throw JsonError(where() + ": missing field 'samples'");
     if (m.kind != MetricKind::kLatency) return m;
     m.samples.clear();

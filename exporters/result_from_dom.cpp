@@ -228,6 +228,7 @@ Metric metric_from(element v, const std::string& where, Encoding enc) {
   if (!better) throw JsonError(where + ".better: expected lower or higher");
   m.better = *better;
   m.samples = numbers(j, "samples", where);
+  m.gating = gating_from(get_or<std::string>(j, "gating", ""), m.unit, where);
   if (const auto u = member(j, "unknown_quantiles")) {
     m.unknown_quantiles = quantile_names(*u, where + ".unknown_quantiles");
   }

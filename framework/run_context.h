@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -39,8 +40,16 @@ class RunContext {
   void request_stop() noexcept { stop_.store(true, std::memory_order_relaxed); }
 
   // Registers a live counter (call during set-up, never on a measured path). The reference stays
-  // valid for the context's lifetime.
-  LiveStats& track(std::string label);
+  // valid for the context's lifetime. `trace_owner` names the case that the counter's samples
+  // belong to: with --trace, the analysis of a sample goes into that case ("": into the suite's
+  // own trace record, unless claim_trace names a case later).
+  LiveStats& track(std::string label, std::string trace_owner = "");
+  // Names the case owning the trace samples of the counter `label` once it is known (a probe
+  // learns its case when its metrics are added); the first name given stands. Not on a
+  // measured path.
+  void claim_trace(const std::string& label, std::string case_name);
+  // Counter label -> owning case, for the trace analysis once the run is over.
+  std::map<std::string, std::string> trace_owners() const;
   // Visits every tracked counter, in registration order, without taking any lock or allocating:
   // the FIFO-99 watchdog calls it, and must never wait on a lock that a SCHED_OTHER thread
   // (track() allocating, the progress line, a serve scrape) can hold.
@@ -76,7 +85,8 @@ class RunContext {
     LiveStats stats;
     std::atomic<Tracked*> next{nullptr};
   };
-  std::mutex tracked_mutex_;
+  mutable std::mutex tracked_mutex_;  // also guards trace_owners_
+  std::map<std::string, std::string> trace_owners_;
   std::deque<Tracked> tracked_;
   Tracked* tail_ = nullptr;
   std::atomic<Tracked*> head_{nullptr};

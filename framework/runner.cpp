@@ -172,7 +172,7 @@ std::optional<SuiteResult> run_once(const SelectedSuite& sel, const RunOptions& 
   SuiteResult r = done.get();
   r.loads = loads->reports();
   if (state->traced) {
-    state->traced->finish(r, name, index);
+    state->traced->finish(r, name, index, state->ctx.trace_owners());
   } else if (opt.trace.enabled) {
     r.trace = TraceRecord{.unavailable = *trace_why};
   }

@@ -104,8 +104,9 @@ RunReport parse(const ImportInput& in) {
         number(member(rcv, "avg", w + ".receiver"), w + ".receiver.avg"),
         whole(member(rcv, "max", w + ".receiver"), w + ".receiver.max"), 1000, w));
     if (const json* to = optional_member(rcv, "timeoutcount")) {
-      k.metrics.push_back(Metric::count(
-          "timeouts", static_cast<double>(whole(*to, w + ".receiver.timeoutcount")), "events"));
+      k.metrics.push_back(
+          Metric::count("timeouts", static_cast<double>(whole(*to, w + ".receiver.timeoutcount")),
+                        "events", Metric::Gating::kEventRate));
     }
     s.cases.push_back(std::move(k));
   }

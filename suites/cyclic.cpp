@@ -65,7 +65,7 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
   for (std::size_t i = 0; i < cpus.size(); ++i) {
     const std::int64_t interval = interval_ns + static_cast<std::int64_t>(i) * distance_ns;
     plans.push_back({cpus[i], interval, std::max(block_ns, interval),
-                     &ctx.track("cpu" + std::to_string(cpus[i]))});
+                     &ctx.track("cpu" + std::to_string(cpus[i]), "cpu" + std::to_string(cpus[i]))});
   }
   std::vector<std::unique_ptr<Worker>> workers(plans.size());
 
@@ -111,10 +111,11 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
                 {"period_us", std::to_string(w->interval_ns / 1000)}};
     c.metrics.push_back(rtgate::Metric::latency("wakeup_latency", std::move(w->rec.histogram()),
                                                 std::move(w->rec.block_maxima())));
-    c.metrics.push_back(
-        rtgate::Metric::count("overruns", static_cast<double>(w->rec.overruns()), "wakeups"));
-    c.metrics.push_back(rtgate::Metric::count(
-        "missed_periods", static_cast<double>(w->rec.missed_periods()), "periods"));
+    c.metrics.push_back(rtgate::Metric::count("overruns", static_cast<double>(w->rec.overruns()),
+                                              "wakeups", rtgate::Metric::Gating::kEventRate));
+    c.metrics.push_back(rtgate::Metric::count("missed_periods",
+                                              static_cast<double>(w->rec.missed_periods()),
+                                              "periods", rtgate::Metric::Gating::kEventRate));
     result.cases.push_back(std::move(c));
   }
   return result;

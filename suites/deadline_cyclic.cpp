@@ -229,10 +229,11 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
                 {"deadline_us", std::to_string(res[i].deadline_ns / 1000)}};
     c.metrics.push_back(rtgate::Metric::latency("wakeup_latency", std::move(w.rec.histogram()),
                                                 std::move(w.rec.block_maxima())));
-    c.metrics.push_back(
-        rtgate::Metric::count("overruns", static_cast<double>(w.rec.overruns()), "wakeups"));
-    c.metrics.push_back(rtgate::Metric::count(
-        "missed_periods", static_cast<double>(w.rec.missed_periods()), "periods"));
+    c.metrics.push_back(rtgate::Metric::count("overruns", static_cast<double>(w.rec.overruns()),
+                                              "wakeups", rtgate::Metric::Gating::kEventRate));
+    c.metrics.push_back(rtgate::Metric::count("missed_periods",
+                                              static_cast<double>(w.rec.missed_periods()),
+                                              "periods", rtgate::Metric::Gating::kEventRate));
     result.cases.push_back(std::move(c));
   }
   return result;

@@ -99,7 +99,8 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
               {"alloc", p.get_string("alloc")},
               {"thread_class", "nonrt"}};
   c.metrics.push_back(rtgate::Metric::throughput("records_rate", "records/s", g.ops_per_s()));
-  c.metrics.push_back(rtgate::Metric::count("records", static_cast<double>(g.ops), "records"));
+  c.metrics.push_back(rtgate::Metric::count("records", static_cast<double>(g.ops), "records",
+                                            rtgate::Metric::Gating::kReported));
   wl::finish_case(result, std::move(c), g, probe);
   return result;
 }

@@ -166,7 +166,8 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
   c.metrics.push_back(rtgate::Metric::throughput("ops_rate", "ops/s", g.ops_per_s()));
   c.metrics.push_back(
       rtgate::Metric::throughput("io_rate", "MB/s", static_cast<double>(total_bytes) / 1e6 / secs));
-  c.metrics.push_back(rtgate::Metric::count("ops", static_cast<double>(g.ops), "ops"));
+  c.metrics.push_back(rtgate::Metric::count("ops", static_cast<double>(g.ops), "ops",
+                                            rtgate::Metric::Gating::kReported));
   wl::add_cpu_metrics(c, {g.cpu});
   probe.add_metrics(c);
   rtgate::SuiteResult result;

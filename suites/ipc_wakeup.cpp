@@ -225,16 +225,18 @@ rtgate::Case measure(WakeupVia via, const Placement& at, const Config& c, rtgate
   const auto messages = static_cast<double>(rx->rec.samples());
   out.metrics.push_back(rtgate::Metric::latency("wakeup_latency", std::move(rx->rec.histogram()),
                                                 std::move(rx->rec.block_maxima())));
-  out.metrics.push_back(rtgate::Metric::count("messages", messages, "messages"));
+  out.metrics.push_back(
+      rtgate::Metric::count("messages", messages, "messages", rtgate::Metric::Gating::kReported));
   // Periods the sender woke too late for or spent inside a send (its CPU was taken), and
   // periods it let pass because the receiver had not yet taken the previous message (a wakeup
   // slower than a period). With the messages they account for every period of the schedule.
   const std::uint64_t missed = tx->rec.missed_periods() + tx->rec.work_skipped();
-  out.metrics.push_back(
-      rtgate::Metric::count("missed_periods", static_cast<double>(missed), "periods"));
-  out.metrics.push_back(
-      rtgate::Metric::count("skipped_periods", static_cast<double>(tx->skipped), "periods"));
-  out.metrics.push_back(rtgate::Metric::count("lost_wakeups", rx->lost ? 1 : 0, "wakeups"));
+  out.metrics.push_back(rtgate::Metric::count("missed_periods", static_cast<double>(missed),
+                                              "periods", rtgate::Metric::Gating::kEventRate));
+  out.metrics.push_back(rtgate::Metric::count("skipped_periods", static_cast<double>(tx->skipped),
+                                              "periods", rtgate::Metric::Gating::kEventRate));
+  out.metrics.push_back(rtgate::Metric::count("lost_wakeups", rx->lost ? 1 : 0, "wakeups",
+                                              rtgate::Metric::Gating::kEventRate));
   return out;
 }
 

@@ -105,7 +105,8 @@ rtgate::Case measure_lock(const LockInfo& info, const Config& c, std::int64_t sl
   cfg.rt_reads = c.rt_reads && rw;
   const Layout cpus = layout_of(ctx.cpus(), c.rt);
   std::vector<rtgate::LiveStats*> lives;
-  for (int i = 0; i < c.rt; ++i) lives.push_back(&ctx.track(info.name + "/rt" + std::to_string(i)));
+  for (int i = 0; i < c.rt; ++i)
+    lives.push_back(&ctx.track(info.name + "/rt" + std::to_string(i), info.name));
   std::vector<std::unique_ptr<RtSide>> rt(static_cast<std::size_t>(c.rt));
   const auto blocks = static_cast<std::size_t>(slice_ns / 1'000'000'000) + 2;
   std::vector<std::uint64_t> counts(static_cast<std::size_t>(c.nonrt), 0);
@@ -127,9 +128,9 @@ rtgate::Case measure_lock(const LockInfo& info, const Config& c, std::int64_t sl
                                    .cpus = cpus.hammer},
             [&, i] {
               rtgate::locks::prepare_lock_thread();
-              counts[static_cast<std::size_t>(i)] = nonrt_loop(
-                  *lock, cfg, rw, 0x9e3779b97f4a7c15ull * static_cast<unsigned>(i + 1),
-                  hammers_done, ctx.stop_flag());
+              counts[static_cast<std::size_t>(i)] =
+                  nonrt_loop(*lock, cfg, rw, 0x9e3779b97f4a7c15ull * static_cast<unsigned>(i + 1),
+                             hammers_done, ctx.stop_flag());
             }));
       }
       for (int i = 0; i < c.rt; ++i) {
@@ -198,15 +199,16 @@ rtgate::Case measure_lock(const LockInfo& info, const Config& c, std::int64_t sl
   const double ran_s =
       static_cast<double>(std::max<std::int64_t>(1, hammers_ended - hammers_started)) / 1e9;
   out.metrics.push_back(rtgate::Metric::throughput("nonrt_throughput", "ops/s", total / ran_s));
-  out.metrics.push_back(
-      rtgate::Metric::count("nonrt_fairness_cv", rtgate::stats::coeff_var(per_thread), "%"));
-  out.metrics.push_back(
-      rtgate::Metric::count("skipped_periods", static_cast<double>(skipped), "periods"));
+  out.metrics.push_back(rtgate::Metric::count("nonrt_fairness_cv",
+                                              rtgate::stats::coeff_var(per_thread), "%",
+                                              rtgate::Metric::Gating::kReported));
+  out.metrics.push_back(rtgate::Metric::count("skipped_periods", static_cast<double>(skipped),
+                                              "periods", rtgate::Metric::Gating::kEventRate));
   // RT critical sections (acquire + hold + release) that ran past the next deadline: the
   // schedule re-anchors after them, so they do not show up as wakeup latency (the deadlines they
   // used up are among skipped_periods, with those a late wakeup swallowed).
-  out.metrics.push_back(
-      rtgate::Metric::count("overran_periods", static_cast<double>(overran), "periods"));
+  out.metrics.push_back(rtgate::Metric::count("overran_periods", static_cast<double>(overran),
+                                              "periods", rtgate::Metric::Gating::kEventRate));
   return out;
 }
 
@@ -227,8 +229,8 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
   auto locks = rtgate::locks::select_locks(p.get_string("locks")).locks;
   const Config c = config_from(p);
   const bool allow = p.get_bool("allow_oversubscribed_spin");
-  auto dropped = rtgate::locks::drop_unsafe_spinlocks(
-      locks, c.rt, static_cast<int>(ctx.cpus().size()), allow);
+  auto dropped =
+      rtgate::locks::drop_unsafe_spinlocks(locks, c.rt, static_cast<int>(ctx.cpus().size()), allow);
   // With no CPU left for the hammers they share the RT threads' CPUs: an RT waiter could spin on
   // the CPU of the SCHED_OTHER holder it preempted, forever. Only locks safe that way stay.
   if (c.nonrt > 0 && layout_of(ctx.cpus(), c.rt).hammer.empty() && !allow) {

@@ -126,8 +126,8 @@ rtgate::Case measure(const LockInfo& info, int threads, const rtgate::Params& p,
                 {"thread_class", fifo ? "rt" : "nonrt"}};
   out.metrics.push_back(rtgate::Metric::throughput(
       "throughput", "Mops/s", total / (static_cast<double>(counted_ns) / 1e9) / 1e6));
-  out.metrics.push_back(
-      rtgate::Metric::count("fairness_cv", rtgate::stats::coeff_var(per_thread), "%"));
+  out.metrics.push_back(rtgate::Metric::count("fairness_cv", rtgate::stats::coeff_var(per_thread),
+                                              "%", rtgate::Metric::Gating::kReported));
   return out;
 }
 

@@ -80,9 +80,10 @@ Variant measure(bool with_mutex, int threads, std::size_t bytes, std::int64_t sl
   v.error = g.error;
   v.ops_per_s = g.ops_per_s();
   v.c.metrics.push_back(rtgate::Metric::throughput("ops_rate", "ops/s", v.ops_per_s));
-  v.c.metrics.push_back(rtgate::Metric::count("ops", static_cast<double>(g.ops), "ops"));
-  v.c.metrics.push_back(
-      rtgate::Metric::count("minor_faults", static_cast<double>(g.cpu.minflt), "faults"));
+  v.c.metrics.push_back(rtgate::Metric::count("ops", static_cast<double>(g.ops), "ops",
+                                              rtgate::Metric::Gating::kReported));
+  v.c.metrics.push_back(rtgate::Metric::count("minor_faults", static_cast<double>(g.cpu.minflt),
+                                              "faults", rtgate::Metric::Gating::kReported));
   wl::add_cpu_metrics(v.c, {g.cpu});
   probe.add_metrics(v.c);
   return v;
@@ -105,7 +106,8 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
     if (bare.ops_per_s > 0 && mutex.error.empty() && mutex.skip.empty()) {
       // Positive: the mutex made the loop faster than leaving the serialisation to the kernel.
       mutex.c.metrics.push_back(rtgate::Metric::count(
-          "change_vs_bare", (mutex.ops_per_s - bare.ops_per_s) / bare.ops_per_s * 100, "%"));
+          "change_vs_bare", (mutex.ops_per_s - bare.ops_per_s) / bare.ops_per_s * 100, "%",
+          rtgate::Metric::Gating::kReported));
     }
   }
   for (Variant* v : {&bare, &mutex}) {

@@ -74,9 +74,10 @@ Measured measure(int threads, std::size_t bytes, std::int64_t slice_ns, const rt
                                                    g.seconds > 0 ? faults / g.seconds : 0));
   m.c.metrics.push_back(rtgate::Metric::throughput("faults_per_cpu", "faults/cpu-s",
                                                    g.cpu.cpu_s() > 0 ? faults / g.cpu.cpu_s() : 0));
-  m.c.metrics.push_back(rtgate::Metric::count("faults", faults, "faults"));
   m.c.metrics.push_back(
-      rtgate::Metric::count("minor_faults", static_cast<double>(g.cpu.minflt), "faults"));
+      rtgate::Metric::count("faults", faults, "faults", rtgate::Metric::Gating::kReported));
+  m.c.metrics.push_back(rtgate::Metric::count("minor_faults", static_cast<double>(g.cpu.minflt),
+                                              "faults", rtgate::Metric::Gating::kReported));
   wl::add_cpu_metrics(m.c, {g.cpu});
   probe.add_metrics(m.c);
   return m;

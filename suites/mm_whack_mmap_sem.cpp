@@ -97,8 +97,9 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
     c.metrics.push_back(wl::duration_metric("runtime", "us", runtime_us));
     c.metrics.push_back(
         wl::with_samples(rtgate::Metric::throughput("write_rate", "writes/s", 0), rate));
-    c.metrics.push_back(
-        wl::with_samples(rtgate::Metric::count("minor_faults", 0, "faults"), faults));
+    c.metrics.push_back(wl::with_samples(
+        rtgate::Metric::count("minor_faults", 0, "faults", rtgate::Metric::Gating::kReported),
+        faults));
     wl::add_cpu_metrics(c, cpu);
   }
   probe.add_metrics(c);

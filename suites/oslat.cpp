@@ -133,7 +133,8 @@ std::string validate(const rtgate::Params& p) {
 }
 
 rtgate::Metric rate(std::string name, std::string unit, double value) {
-  rtgate::Metric m = rtgate::Metric::count(std::move(name), value, std::move(unit));
+  rtgate::Metric m = rtgate::Metric::count(std::move(name), value, std::move(unit),
+                                           rtgate::Metric::Gating::kReported);
   m.kind = rtgate::MetricKind::kDuration;  // noise time per second: lower is better
   return m;
 }
@@ -157,7 +158,8 @@ rtgate::Case result_case(Worker& w, const Config& c, bool rt) {
     k.metrics.push_back(
         rtgate::Metric::throughput("cpu_available", "%", (runtime - noise) * 100 / runtime));
   }
-  k.metrics.push_back(rtgate::Metric::count("gaps", static_cast<double>(w.rec.gaps), "gaps"));
+  k.metrics.push_back(rtgate::Metric::count("gaps", static_cast<double>(w.rec.gaps), "gaps",
+                                            rtgate::Metric::Gating::kReported));
   return k;
 }
 
@@ -199,7 +201,8 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
   }
 
   std::vector<Plan> plans;
-  for (int cpu : *cpus) plans.push_back({cpu, &ctx.track("cpu" + std::to_string(cpu))});
+  for (int cpu : *cpus)
+    plans.push_back({cpu, &ctx.track("cpu" + std::to_string(cpu), "cpu" + std::to_string(cpu))});
   std::vector<std::unique_ptr<Worker>> workers(plans.size());
   rtgate::StartGate gate(static_cast<int>(plans.size()), kWarmupNs);
   {

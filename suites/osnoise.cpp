@@ -47,7 +47,8 @@ struct PerCpu {
 };
 
 rtgate::Metric rate(std::string name, std::string unit, double value) {
-  rtgate::Metric m = rtgate::Metric::count(std::move(name), value, std::move(unit));
+  rtgate::Metric m = rtgate::Metric::count(std::move(name), value, std::move(unit),
+                                           rtgate::Metric::Gating::kReported);
   m.kind = rtgate::MetricKind::kDuration;  // noise time per second: lower is better
   return m;
 }
@@ -132,9 +133,9 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
           rtgate::Metric::throughput("cpu_available", "%", (runtime - noise) * 100 / runtime));
     }
     for (std::size_t i = 0; i < kKinds.size(); ++i) {
-      k.metrics.push_back(rtgate::Metric::count(std::string("interference_") + kKinds[i],
-                                                static_cast<double>(c->interference[i]),
-                                                "interferences"));
+      k.metrics.push_back(rtgate::Metric::count(
+          std::string("interference_") + kKinds[i], static_cast<double>(c->interference[i]),
+          "interferences", rtgate::Metric::Gating::kReported));
     }
     result.cases.push_back(std::move(k));
     rtgate::trace::error_if_silent(result, "osnoise", cpu, expected && c->periods == 0);

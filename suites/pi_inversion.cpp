@@ -174,15 +174,16 @@ rtgate::Case run_case(const LockInfo& info, const Mode& mode, const rtgate::Para
               {"verdict", verdict},
               {"thread_class", "rt"}};
   c.metrics.push_back(rtgate::Metric::latency("high_wait", std::move(waits), std::move(per_round)));
-  c.metrics.push_back(
-      rtgate::Metric::count("inversions", static_cast<double>(inversions), "rounds"));
-  c.metrics.push_back(rtgate::Metric::count("boosted", static_cast<double>(boosted), "rounds"));
-  c.metrics.push_back(
-      rtgate::Metric::count("high_never_blocked", static_cast<double>(unblocked), "rounds"));
-  c.metrics.push_back(
-      rtgate::Metric::count("host_disturbed", static_cast<double>(host_disturbed), "rounds"));
-  c.metrics.push_back(
-      rtgate::Metric::count("host_steal_ms", static_cast<double>(host_ns) / 1e6, "ms"));
+  c.metrics.push_back(rtgate::Metric::count("inversions", static_cast<double>(inversions), "rounds",
+                                            rtgate::Metric::Gating::kReported));
+  c.metrics.push_back(rtgate::Metric::count("boosted", static_cast<double>(boosted), "rounds",
+                                            rtgate::Metric::Gating::kReported));
+  c.metrics.push_back(rtgate::Metric::count("high_never_blocked", static_cast<double>(unblocked),
+                                            "rounds", rtgate::Metric::Gating::kReported));
+  c.metrics.push_back(rtgate::Metric::count("host_disturbed", static_cast<double>(host_disturbed),
+                                            "rounds", rtgate::Metric::Gating::kReported));
+  c.metrics.push_back(rtgate::Metric::count("host_steal_ms", static_cast<double>(host_ns) / 1e6,
+                                            "ms", rtgate::Metric::Gating::kReported));
   return c;
 }
 

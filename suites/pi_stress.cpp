@@ -222,9 +222,10 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
                 {"thread_class", "rt"}};
     c.metrics.push_back(rtgate::Metric::throughput("inversions", "inversions/s",
                                                    static_cast<double>(g.rounds) / seconds));
-    c.metrics.push_back(rtgate::Metric::count("deadlocks", g.deadlocked ? 1 : 0, "groups"));
-    c.metrics.push_back(
-        rtgate::Metric::count("held_off", static_cast<double>(g.held_off), "rounds"));
+    c.metrics.push_back(rtgate::Metric::count("deadlocks", g.deadlocked ? 1 : 0, "groups",
+                                              rtgate::Metric::Gating::kReported));
+    c.metrics.push_back(rtgate::Metric::count("held_off", static_cast<double>(g.held_off), "rounds",
+                                              rtgate::Metric::Gating::kReported));
     if (g.deadlocked)
       deadlocked += (deadlocked.empty() ? "group " : ", group ") + std::to_string(i);
     result.cases.push_back(std::move(c));

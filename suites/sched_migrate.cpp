@@ -272,8 +272,9 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
     // higher task by design.
     c.metrics.push_back(rtgate::Metric::latency("start_delay", std::move(tasks[i]->rec.histogram()),
                                                 std::move(tasks[i]->rec.block_maxima())));
-    c.metrics.push_back(rtgate::Metric::count(
-        "missed_periods", static_cast<double>(tasks[i]->rec.missed_periods()), "periods"));
+    c.metrics.push_back(rtgate::Metric::count("missed_periods",
+                                              static_cast<double>(tasks[i]->rec.missed_periods()),
+                                              "periods", rtgate::Metric::Gating::kEventRate));
     result.cases.push_back(std::move(c));
   }
 
@@ -293,16 +294,17 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
   order.labels = {{"tasks", std::to_string(tasks.size())},
                   {"cpus", rtgate::rt::format_cpu_list(cpus)},
                   {"thread_class", "rt"}};
-  order.metrics.push_back(
-      rtgate::Metric::count("violations", static_cast<double>(found.size()), "violations"));
+  order.metrics.push_back(rtgate::Metric::count("violations", static_cast<double>(found.size()),
+                                                "violations", rtgate::Metric::Gating::kReported));
   // How long a higher task waited while a lower one ran, per violation.
   order.metrics.push_back(
       rtgate::Metric::latency("inversion_wait", std::move(waits),
                               found.empty() ? std::vector<double>{} : std::vector<double>{worst}));
-  order.metrics.push_back(
-      rtgate::Metric::count("judged_periods", static_cast<double>(judged), "periods"));
-  order.metrics.push_back(
-      rtgate::Metric::count("host_steal_ms", static_cast<double>(steal_ns) / 1e6, "ms"));
+  order.metrics.push_back(rtgate::Metric::count("judged_periods", static_cast<double>(judged),
+                                                "periods", rtgate::Metric::Gating::kReported));
+  order.metrics.push_back(rtgate::Metric::count("host_steal_ms",
+                                                static_cast<double>(steal_ns) / 1e6, "ms",
+                                                rtgate::Metric::Gating::kReported));
   result.cases.push_back(std::move(order));
 
   const bool host_could = !steal.visible() || steal_ns > 0;

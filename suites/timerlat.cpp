@@ -117,8 +117,8 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
                                                 std::move(c->irq.block_maxima)));
     k.metrics.push_back(rtgate::Metric::latency("thread_latency", std::move(c->thread.hist),
                                                 std::move(c->thread.block_maxima)));
-    k.metrics.push_back(
-        rtgate::Metric::count("missed_activations", static_cast<double>(c->missed), "activations"));
+    k.metrics.push_back(rtgate::Metric::count("missed_activations", static_cast<double>(c->missed),
+                                              "activations", rtgate::Metric::Gating::kEventRate));
     result.cases.push_back(std::move(k));
     rtgate::trace::error_if_silent(result, "timerlat", cpu, expected && c->samples == 0);
   }

@@ -202,14 +202,14 @@ std::vector<MetricNoise> measure_noise(const RunReport& report, const Policy& po
     if (s.status != SuiteStatus::kPassed) continue;
     for (const Case& c : s.cases) {
       for (const Metric& m : c.metrics) {
-        const MetricPolicy mp = resolve(policy, s.name, c.name, m.name, m.kind, m.unit);
+        const MetricPolicy mp = resolve(policy, s.name, c.name, m.name, m.gated_by_default());
         if (!mp.gated) continue;
         MetricNoise n{.suite = s.name,
                       .case_name = c.name,
                       .metric = m.name,
                       .unit = m.unit,
                       .kind = m.kind,
-                      .event_count = is_event_count(m.kind, m.unit)};
+                      .event_count = m.is_event_rate()};
         if (n.event_count) {
           measure_counts(m, o, n);
         } else {

@@ -13,7 +13,7 @@
 //     is then unchanged about 9 times in 10 (predicted_aa_unchanged says what the floors written,
 //     never below the defaults, give). Event counts' floors come from the gate's own exact
 //     Poisson interval (count_estimate.h), not a normal one.
-// Event counts (is_event_count) are judged as rates, so they get a mean per run and an
+// Event counts (Metric::is_event_rate) are judged as rates, so they get a mean per run and an
 // overdispersion instead of an SD, and their figures are in events per run.
 #pragma once
 

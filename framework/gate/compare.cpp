@@ -66,7 +66,7 @@ void pair_cases(const SuiteResult& bs, const SuiteResult& cs, const Policy& poli
         continue;
       }
       MetricVerdict v = identity(bs.name, bc.name, *cm);
-      const MetricPolicy mp = resolve(policy, bs.name, bc.name, cm->name, cm->kind, cm->unit);
+      const MetricPolicy mp = resolve(policy, bs.name, bc.name, cm->name, cm->gated_by_default());
       v.gated = mp.gated;
       if (bm.kind != cm->kind) {
         v.verdict = Verdict::kInconclusive;

@@ -47,7 +47,7 @@ RunReport skeleton(const RunReport& r) {
 }
 
 std::vector<std::string> statistics_of(const Metric& m, const MetricPolicy& mp) {
-  if (is_event_count(m.kind, m.unit)) return {"rate"};
+  if (m.is_event_rate()) return {"rate"};
   return run_statistics(m, mp);
 }
 
@@ -90,7 +90,7 @@ SessionValues HistoryBuilder::reduce(const RunReport& r, const std::string& sour
     if (s.status == SuiteStatus::kSkipped) continue;
     for (const Case& c : s.cases) {
       for (const Metric& m : c.metrics) {
-        const MetricPolicy mp = resolve(policy_, s.name, c.name, m.name, m.kind, m.unit);
+        const MetricPolicy mp = resolve(policy_, s.name, c.name, m.name, m.gated_by_default());
         if (!mp.gated) continue;
         for (const std::string& st : statistics_of(m, mp)) {
           const SessionPoint p = session_point(m, st);

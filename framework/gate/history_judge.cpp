@@ -198,7 +198,7 @@ HistoryReport judge_history(const History& history, const Policy& policy, int ba
   out.trends.resize(history.series.size());
   parallel_for(history.series.size(), [&](std::size_t i) {
     const HistorySeries& s = history.series[i];
-    const MetricPolicy mp = resolve(policy, s.suite, s.case_name, s.metric, s.kind, s.unit);
+    const MetricPolicy mp = resolve(policy, s.suite, s.case_name, s.metric, true);
     StatisticTrend& t = out.trends[i];
     t.series = static_cast<int>(i);
     t.alpha = mp.alpha / out.family / per_metric.at({s.suite, s.case_name, s.metric});

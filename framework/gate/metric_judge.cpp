@@ -188,7 +188,7 @@ void judge_metric(const std::vector<const Metric*>& base_sessions, const Metric&
   const bool over_budget = decided_by_fact(out);
 
   std::vector<Oriented> calls;
-  const bool events = is_event_count(cur.kind, cur.unit);
+  const bool events = cur.is_event_rate();
   std::vector<Evidence> not_comparable;
   const std::vector<std::string> stats =
       events ? std::vector<std::string>{"rate"}

@@ -47,7 +47,7 @@ void judge_pending(GateReport& g, const std::vector<Pending>& pending, const Jud
   const bool one_session = ctx.one_session;
   VariancePriors priors;
   for (const Pending& p : pending) {
-    if (is_event_count(p.cur->kind, p.cur->unit)) continue;
+    if (p.cur->is_event_rate()) continue;
     const MetricVerdict& v = g.suites[p.suite].metrics[p.row];
     for (const std::string& s : run_statistics(*p.cur, p.policy)) {
       if (!statistic_unknown(*p.base, s).empty()) continue;  // not judged (metric_judge.h)

@@ -241,12 +241,8 @@ std::string join(const std::set<std::string>& names) {
 
 }  // namespace
 
-bool is_event_count(MetricKind kind, const std::string& unit) {
-  return kind == MetricKind::kCount && (unit == "events" || unit == "periods" || unit == "wakeups");
-}
-
 MetricPolicy resolve(const Policy& policy, const std::string& suite, const std::string& case_name,
-                     const std::string& metric, MetricKind kind, const std::string& unit) {
+                     const std::string& metric, bool gated_by_default) {
   MetricPolicy mp;
   mp.alpha = policy.alpha;
   mp.noise_floor_pct = policy.noise_floor_pct;
@@ -257,7 +253,7 @@ MetricPolicy resolve(const Policy& policy, const std::string& suite, const std::
   mp.max_baseline_cv_pct = policy.max_baseline_cv_pct;
   mp.quantiles = policy.quantiles;
   mp.latency_min_runs = policy.latency_min_runs;
-  mp.gated = kind != MetricKind::kCount || is_event_count(kind, unit);
+  mp.gated = gated_by_default;
   // Least specific first, so the most specific key is applied last and wins.
   for (const std::string& key :
        {suite, suite + "/" + metric, suite + "/" + case_name + "/" + metric}) {

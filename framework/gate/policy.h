@@ -132,17 +132,14 @@ struct MetricPolicy {
   std::vector<double> quantiles;
   int latency_min_runs = 2;
   std::optional<double> budget_ns;
-  // Latency, throughput, duration and event counts (is_event_count) by default;
-  // other counts (a fairness %) only when named.
+  // Latency, throughput, duration and event counts (Metric::gated_by_default) by default;
+  // other counts (a fairness %) only when the policy names them.
   bool gated = true;
 };
 
+// `gated_by_default`: the metric's own declaration (Metric::gated_by_default).
 MetricPolicy resolve(const Policy& policy, const std::string& suite, const std::string& case_name,
-                     const std::string& metric, MetricKind kind, const std::string& unit = "");
-
-// Counts of events (unit "events", "periods" or "wakeups": missed periods, overruns, skipped
-// periods), gated by a rate test.
-bool is_event_count(MetricKind kind, const std::string& unit);
+                     const std::string& metric, bool gated_by_default);
 
 // Reads a policy file. Throws PolicyError with a one-line message ("FILE:LINE: what is wrong")
 // when the file cannot be read, does not parse, has an unknown key or an out-of-range value.

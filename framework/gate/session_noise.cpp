@@ -243,8 +243,8 @@ NoiseModel NoiseModel::from_sessions(const std::vector<const RunReport*>& sessio
       if (s.status == SuiteStatus::kSkipped) continue;
       for (const Case& c : s.cases) {
         for (const Metric& m : c.metrics) {
-          const MetricPolicy mp = resolve(policy, s.name, c.name, m.name, m.kind, m.unit);
-          if (is_event_count(m.kind, m.unit)) {
+          const MetricPolicy mp = resolve(policy, s.name, c.name, m.name, m.gated_by_default());
+          if (m.is_event_rate()) {
             if (!m.samples.empty()) {
               series[{s.name, c.name, m.name, "rate"}].push_back(session_point(m, "rate"));
             }

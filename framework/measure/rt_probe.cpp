@@ -15,6 +15,7 @@ int pick_cpu(int wanted, const std::vector<int>& cpus) {
 RtProbe::RtProbe(const RtProbeSpec& spec, RunContext& ctx)
     : spec_(spec),
       cpu_(pick_cpu(spec.cpu, ctx.cpus())),
+      ctx_(ctx),
       live_(ctx.track("probe")),
       hook_(ctx.sample_hook()) {}
 
@@ -44,11 +45,13 @@ void RtProbe::stop() {
 
 void RtProbe::add_metrics(Case& c) {
   c.labels["probe_cpu"] = std::to_string(cpu_);
+  ctx_.claim_trace("probe", c.name);
   if (!rec_) return;  // the thread failed to build it: the run ends as an error saying why
   c.metrics.push_back(Metric::latency("probe_wakeup_latency", std::move(rec_->histogram()),
                                       std::move(rec_->block_maxima())));
-  c.metrics.push_back(
-      Metric::count("probe_missed_periods", static_cast<double>(rec_->missed_periods()), "periods"));
+  c.metrics.push_back(Metric::count("probe_missed_periods",
+                                    static_cast<double>(rec_->missed_periods()), "periods",
+                                    Metric::Gating::kEventRate));
 }
 
 }  // namespace rtgate

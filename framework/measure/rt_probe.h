@@ -28,7 +28,8 @@ struct RtProbeSpec {
 
 class RtProbe {
  public:
-  // Registers its live counter with `ctx` (progress line, watchdog) under "probe".
+  // Registers its live counter with `ctx` (progress line, watchdog) under "probe"; the case it
+  // adds its metrics to owns its trace samples.
   RtProbe(const RtProbeSpec& spec, RunContext& ctx);
   ~RtProbe();  // stops
   RtProbe(const RtProbe&) = delete;
@@ -47,6 +48,7 @@ class RtProbe {
   RtProbeSpec spec_;
   int cpu_;
   std::atomic<bool> stop_{false};
+  RunContext& ctx_;
   LiveStats& live_;
   SampleHook* hook_;
   std::unique_ptr<PeriodicRecorder> rec_;  // built by the probe's thread

@@ -115,11 +115,17 @@ Metric Metric::throughput(std::string name, std::string unit, double value) {
   return m;
 }
 
-Metric Metric::count(std::string name, double value, std::string unit) {
+Metric::Gating Metric::gating_of_legacy_unit(const std::string& unit) {
+  return unit == "events" || unit == "periods" || unit == "wakeups" ? Gating::kEventRate
+                                                                    : Gating::kReported;
+}
+
+Metric Metric::count(std::string name, double value, std::string unit, Gating gating) {
   Metric m;
   m.name = std::move(name);
   m.kind = MetricKind::kCount;
   m.unit = std::move(unit);
+  m.gating = gating;
   m.better = Better::kLower;
   m.samples = {value};
   return m;

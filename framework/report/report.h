@@ -110,10 +110,22 @@ struct Metric {
   // that some run does not know, because they lay among the samples beyond the tool's histogram
   // range (0 in those runs). The gate does not judge them.
   std::vector<std::string> unknown_quantiles;
+  // How the gate treats a count, declared by the suite that makes it: as a rate of events per
+  // run (missed periods, overruns, lost wakeups), judged with the exact rate test, or reported
+  // only (work done, a fairness figure, a functional check's tally). Other kinds are judged.
+  enum class Gating { kEventRate, kReported };
+  Gating gating = Gating::kEventRate;
+
+  bool is_event_rate() const { return kind == MetricKind::kCount && gating == Gating::kEventRate; }
+  // What the gate judges unless a policy says otherwise.
+  bool gated_by_default() const { return kind != MetricKind::kCount || is_event_rate(); }
+  // A count in a result written before counts declared their gating: the rule by unit that the
+  // gate applied then.
+  static Gating gating_of_legacy_unit(const std::string& unit);
 
   static Metric latency(std::string name, LatencyHistogram h, std::vector<double> block_maxima);
   static Metric throughput(std::string name, std::string unit, double value);
-  static Metric count(std::string name, double value, std::string unit = "events");
+  static Metric count(std::string name, double value, std::string unit, Gating gating);
 
   // Folds another run of the same metric into this one.
   void merge(const Metric& other);

@@ -230,7 +230,8 @@ Case KernelTracer::cpu_case(int cpu, const std::string& thread_class) const {
   c.name = "cpu" + std::to_string(cpu);
   c.labels = {{"cpu", std::to_string(cpu)}, {"thread_class", thread_class}};
   c.contaminated_reasons = disturbances_;
-  c.metrics.push_back(Metric::count("lost_events", static_cast<double>(lost(cpu)), "events"));
+  c.metrics.push_back(Metric::count("lost_events", static_cast<double>(lost(cpu)), "events",
+                                    Metric::Gating::kEventRate));
   return c;
 }
 

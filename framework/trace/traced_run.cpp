@@ -7,19 +7,14 @@ namespace {
 
 std::int64_t to_ns(double us) { return static_cast<std::int64_t>(std::llround(us * 1e3)); }
 
-// The case a sample belongs to: the one measured on its CPU (cyclic's cpu, the workload probe's
-// probe_cpu), or the lock whose RT thread it is (lock.latency's "<lock>/rtN").
-Case* owner(SuiteResult& r, const SampleAnalysis& a) {
-  const std::string cpu = std::to_string(a.cpu);
-  const std::string lock = a.thread.substr(0, a.thread.find('/'));
+// The case a sample belongs to: the one its suite named when it registered the sample's counter
+// (RunContext::track, claim_trace).
+Case* owner(SuiteResult& r, const SampleAnalysis& a,
+            const std::map<std::string, std::string>& owners) {
+  const auto named = owners.find(a.thread);
+  if (named == owners.end()) return nullptr;
   for (Case& c : r.cases) {
-    const auto has = [&](const char* key, const std::string& v) {
-      const auto it = c.labels.find(key);
-      return it != c.labels.end() && it->second == v;
-    };
-    if (a.thread == "cpu" + cpu && has("cpu", cpu)) return &c;
-    if (a.thread == "probe" && has("probe_cpu", cpu)) return &c;
-    if (a.thread.find('/') != std::string::npos && has("lock", lock)) return &c;
+    if (c.name == named->second) return &c;
   }
   return nullptr;
 }
@@ -44,8 +39,8 @@ std::unique_ptr<TracedRun> TracedRun::start(const TraceOptions& options,
   CollectorOptions co;
   co.threshold_ns = to_ns(options.threshold_us);
   co.locks = options.locks;
-  t->hook_ = std::make_unique<TraceHook>(*t->session_, co.threshold_ns, to_ns(options.break_us),
-                                         stop);
+  t->hook_ =
+      std::make_unique<TraceHook>(*t->session_, co.threshold_ns, to_ns(options.break_us), stop);
   co.lower_mark_floor = [hook = t->hook_.get()](int cpu, std::int64_t ns) {
     hook->lower_mark_floor(cpu, ns);
   };
@@ -54,7 +49,8 @@ std::unique_ptr<TracedRun> TracedRun::start(const TraceOptions& options,
   return t;
 }
 
-void TracedRun::finish(SuiteResult& result, const std::string& suite, int run_index) {
+void TracedRun::finish(SuiteResult& result, const std::string& suite, int run_index,
+                       const std::map<std::string, std::string>& owners) {
   session_->freeze();
   TraceFindings f = collector_->finish();
   TraceRecord rec;
@@ -72,7 +68,7 @@ void TracedRun::finish(SuiteResult& result, const std::string& suite, int run_in
   for (SampleAnalysis& a : f.analyses) {
     a.run = run_index;
     a.excerpt_file = excerpt_file_name(suite, a.cpu);
-    if (Case* c = owner(result, a)) {
+    if (Case* c = owner(result, a, owners)) {
       c->analysis.push_back(std::move(a));
     } else {
       rec.analysis.push_back(std::move(a));

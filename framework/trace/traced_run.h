@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,10 +20,10 @@ namespace rtgate::trace {
 
 struct TraceOptions {
   bool enabled = false;
-  bool locks = false;        // --trace=locks: kernel lock contention too
-  double threshold_us = 0;   // --trace-threshold-us: mark and analyse samples over it
-  double break_us = 0;       // --break-us: stop the trace and the suite at the first sample over
-  int buffer_kb = 8192;      // --trace-buffer-kb, per CPU
+  bool locks = false;       // --trace=locks: kernel lock contention too
+  double threshold_us = 0;  // --trace-threshold-us: mark and analyse samples over it
+  double break_us = 0;      // --break-us: stop the trace and the suite at the first sample over
+  int buffer_kb = 8192;     // --trace-buffer-kb, per CPU
 };
 
 class TracedRun {
@@ -32,7 +33,10 @@ class TracedRun {
                                           std::atomic<bool>* stop, std::string* why);
   SampleHook* hook() { return hook_.get(); }
   // After the run's threads have ended: freezes, collects and attaches to `result`.
-  void finish(SuiteResult& result, const std::string& suite, int run_index);
+  // `owners`: counter label -> case (RunContext::trace_owners); a sample of another label stays
+  // in the suite's trace record.
+  void finish(SuiteResult& result, const std::string& suite, int run_index,
+              const std::map<std::string, std::string>& owners);
 
  private:
   TracedRun() = default;

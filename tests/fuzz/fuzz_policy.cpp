@@ -10,9 +10,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const rtgate::gate::PolicyError&) {
     return 0;
   }
-  for (const auto kind : {rtgate::MetricKind::kLatency, rtgate::MetricKind::kThroughput,
-                          rtgate::MetricKind::kCount}) {
-    const auto mp = rtgate::gate::resolve(policy, "cyclic", "cpu0", "wakeup_latency", kind, "ns");
+  for (const bool gated_by_default : {true, false}) {
+    const auto mp =
+        rtgate::gate::resolve(policy, "cyclic", "cpu0", "wakeup_latency", gated_by_default);
     if (!(mp.alpha > 0 && mp.alpha <= 0.5)) rtgate::fuzz::broken("alpha out of (0, 0.5]");
     for (double q : mp.quantiles) {
       if (!(q > 0 && q < 1)) rtgate::fuzz::broken("a quantile out of (0, 1)");

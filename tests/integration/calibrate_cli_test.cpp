@@ -26,7 +26,7 @@ TEST(CalibrateCli, WritesAPolicyTheGateAccepts) {
   }
   gate::Policy p;
   ASSERT_NO_THROW(p = gate::load_policy(policy));
-  const auto mp = gate::resolve(p, "cyclic", "cpu0", "wakeup_latency", MetricKind::kLatency, "ns");
+  const auto mp = gate::resolve(p, "cyclic", "cpu0", "wakeup_latency", true);
   ASSERT_TRUE(mp.prior.has_value());
   EXPECT_EQ(mp.prior->df, 2);
   EXPECT_GE(mp.latency_noise_floor_pct, 10);

@@ -135,7 +135,7 @@ TEST(GateCalibrationNoise, PolicyParsesBackAndResolvesToThePrior) {
   EXPECT_EQ(yaml.rfind("# host test\n#\n# kernel 6.1\n", 0), 0u) << yaml;
 
   const MetricNoise& wakeup = *find(noise, "cyclic/cpu1/wakeup_latency");
-  const MetricPolicy mp = resolve(p, "cyclic", "cpu1", "wakeup_latency", MetricKind::kLatency);
+  const MetricPolicy mp = resolve(p, "cyclic", "cpu1", "wakeup_latency", true);
   ASSERT_TRUE(mp.prior.has_value()) << yaml;
   EXPECT_EQ(mp.prior->df, 11);
   for (const StatisticNoise& s : wakeup.stats) {
@@ -147,18 +147,15 @@ TEST(GateCalibrationNoise, PolicyParsesBackAndResolvesToThePrior) {
   EXPECT_EQ(mp.latency_noise_floor_pct, std::max(10.0, quantile_floor));
   EXPECT_EQ(mp.max_noise_floor_pct, std::max(25.0, wakeup.stats[2].supported_floor_pct));
   // Another case's entry does not leak into this one.
-  EXPECT_NE(
-      resolve(p, "cyclic", "cpu0", "wakeup_latency", MetricKind::kLatency).prior->sd.at("p99"),
-      mp.prior->sd.at("p99"));
+  EXPECT_NE(resolve(p, "cyclic", "cpu0", "wakeup_latency", true).prior->sd.at("p99"),
+            mp.prior->sd.at("p99"));
 
-  const MetricPolicy tput = resolve(p, "lock.latency", "odd: case #1", "nonrt_throughput",
-                                    MetricKind::kThroughput, "ops/s");
+  const MetricPolicy tput = resolve(p, "lock.latency", "odd: case #1", "nonrt_throughput", true);
   ASSERT_TRUE(tput.prior.has_value()) << yaml;
   EXPECT_EQ(tput.prior->sd.count("value"), 1u);
   EXPECT_GE(tput.noise_floor_pct, 5);
 
-  const MetricPolicy missed =
-      resolve(p, "cyclic", "cpu0", "missed_periods", MetricKind::kCount, "periods");
+  const MetricPolicy missed = resolve(p, "cyclic", "cpu0", "missed_periods", true);
   EXPECT_FALSE(missed.prior.has_value());
   EXPECT_GE(missed.count_floor_per_run, 1);
 }
@@ -169,12 +166,8 @@ TEST(GateCalibrationNoise, FloorsNeverBelowTheDefaults) {
   defaults.latency_noise_floor_pct = 33;
   defaults.count_floor_per_run = 4;
   const Policy p = parse_policy(calibrated_policy_yaml(noise, defaults, {}, ""));
-  EXPECT_EQ(
-      resolve(p, "cyclic", "cpu0", "wakeup_latency", MetricKind::kLatency).latency_noise_floor_pct,
-      33);
-  EXPECT_EQ(
-      resolve(p, "cyclic", "cpu0", "overruns", MetricKind::kCount, "wakeups").count_floor_per_run,
-      4);
+  EXPECT_EQ(resolve(p, "cyclic", "cpu0", "wakeup_latency", true).latency_noise_floor_pct, 33);
+  EXPECT_EQ(resolve(p, "cyclic", "cpu0", "overruns", true).count_floor_per_run, 4);
 }
 
 }  // namespace

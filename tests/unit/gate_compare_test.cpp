@@ -25,8 +25,9 @@ RunReport report_of(std::vector<Metric> metrics, const std::string& suite = "s")
 }
 
 Metric per_run(const std::string& name, MetricKind kind, std::vector<double> values) {
-  Metric m = kind == MetricKind::kThroughput ? Metric::throughput(name, "ops/s", 0)
-                                             : Metric::count(name, 0, "s");
+  Metric m = kind == MetricKind::kThroughput
+                 ? Metric::throughput(name, "ops/s", 0)
+                 : Metric::count(name, 0, "s", Metric::Gating::kReported);
   m.kind = kind;
   m.better = kind == MetricKind::kThroughput ? Better::kHigher : Better::kLower;
   m.samples = std::move(values);
@@ -133,7 +134,7 @@ TEST(GateSamples, TheOptionalNoisyBaselineRule) {
 // --- Event counts --------------------------------------------------------------------------
 
 Metric events(const std::string& name, std::vector<double> per_run) {
-  Metric m = Metric::count(name, 0, "periods");
+  Metric m = Metric::count(name, 0, "periods", Metric::Gating::kEventRate);
   m.samples = std::move(per_run);
   return m;
 }
@@ -166,7 +167,7 @@ TEST(GateEvents, RareEqualCountsNeedRunsToBeUnchanged) {
 }
 
 TEST(GateEvents, OtherCountsAreReportedUnlessThePolicyGatesThem) {
-  Metric fair = Metric::count("fairness", 0, "%");
+  Metric fair = Metric::count("fairness", 0, "%", Metric::Gating::kReported);
   fair.samples = {10, 11, 10};
   Metric worse = fair;
   worse.samples = {50, 51, 50};
@@ -203,8 +204,13 @@ TEST(GateLatency, TraceAnalysisIsCarriedNotJudged) {
   a.cpu = 1;
   a.thread = "cpu1";
   a.latency_ns = 900'000;
-  a.parts = {{.kind = "task", .name = "load-rt1", .pid = 42, .policy = "SCHED_FIFO", .prio = 98,
-              .ns = 900'000, .count = 1}};
+  a.parts = {{.kind = "task",
+              .name = "load-rt1",
+              .pid = 42,
+              .policy = "SCHED_FIFO",
+              .prio = 98,
+              .ns = 900'000,
+              .count = 1}};
   cur.suites[0].cases[0].analysis = {a};
   RunReport base_traced = base;
   base_traced.suites[0].cases[0].analysis = {a};

@@ -47,23 +47,21 @@ metrics:
   EXPECT_EQ(p.max_noise_floor_pct, 40);
   EXPECT_EQ(p.count_floor_per_run, 2);
   EXPECT_FALSE(p.judge_max);
-  const MetricPolicy mp =
-      resolve(p, "cyclic", "cpu0", "wakeup_latency", MetricKind::kLatency, "ns");
+  const MetricPolicy mp = resolve(p, "cyclic", "cpu0", "wakeup_latency", true);
   ASSERT_TRUE(mp.prior);
   EXPECT_EQ(mp.prior->df, 19);
   EXPECT_EQ(mp.prior->sd.at("p999"), 0.15);
   EXPECT_EQ(mp.max_noise_floor_pct, 50);
-  EXPECT_FALSE(resolve(p, "cyclic", "cpu1", "wakeup_latency", MetricKind::kLatency, "ns").prior);
+  EXPECT_FALSE(resolve(p, "cyclic", "cpu1", "wakeup_latency", true).prior);
   EXPECT_NE(error_of("metrics: {s/m: {prior: {p99: 0.1}}}").find("needs df"), std::string::npos);
   EXPECT_NE(error_of("metrics: {s/m: {prior: {df: 5, p99: -1}}}").find("SD"), std::string::npos);
 }
 
 TEST(GatePolicy, EventCountsAreGatedByDefaultOtherCountsOnlyWhenNamed) {
   const Policy p;
-  EXPECT_TRUE(resolve(p, "cyclic", "cpu0", "missed_periods", MetricKind::kCount, "periods").gated);
-  EXPECT_TRUE(resolve(p, "cyclic", "cpu0", "overruns", MetricKind::kCount, "wakeups").gated);
-  EXPECT_FALSE(
-      resolve(p, "lock.latency", "tas", "nonrt_fairness_cv", MetricKind::kCount, "%").gated);
+  EXPECT_TRUE(resolve(p, "cyclic", "cpu0", "missed_periods", true).gated);
+  EXPECT_TRUE(resolve(p, "cyclic", "cpu0", "overruns", true).gated);
+  EXPECT_FALSE(resolve(p, "lock.latency", "tas", "nonrt_fairness_cv", false).gated);
 }
 
 // A metric's own alpha means something only when each metric is tested at its own level.
@@ -165,17 +163,17 @@ TEST(GatePolicy, MostSpecificKeyWinsFieldByField) {
   p.budgets_ns["cyclic/cpu1/wakeup_latency"] = 2000;
   p.per_metric["cyclic/overruns"].gate = true;
 
-  const MetricPolicy cpu0 = resolve(p, "cyclic", "cpu0", "wakeup_latency", MetricKind::kLatency);
+  const MetricPolicy cpu0 = resolve(p, "cyclic", "cpu0", "wakeup_latency", true);
   EXPECT_EQ(cpu0.latency_noise_floor_pct, 30);
   EXPECT_EQ(cpu0.alpha, 0.1);  // from the suite key
   EXPECT_EQ(*cpu0.budget_ns, 1000);
-  const MetricPolicy cpu1 = resolve(p, "cyclic", "cpu1", "wakeup_latency", MetricKind::kLatency);
+  const MetricPolicy cpu1 = resolve(p, "cyclic", "cpu1", "wakeup_latency", true);
   EXPECT_EQ(cpu1.latency_noise_floor_pct, 40);
   EXPECT_EQ(*cpu1.budget_ns, 2000);
-  EXPECT_TRUE(resolve(p, "cyclic", "cpu0", "overruns", MetricKind::kCount).gated);
-  EXPECT_FALSE(resolve(p, "cyclic", "cpu0", "missed", MetricKind::kCount).gated);
-  EXPECT_TRUE(resolve(p, "other", "c", "ops", MetricKind::kThroughput).gated);
-  EXPECT_FALSE(resolve(p, "other", "c", "ops", MetricKind::kThroughput).budget_ns);
+  EXPECT_TRUE(resolve(p, "cyclic", "cpu0", "overruns", false).gated);
+  EXPECT_FALSE(resolve(p, "cyclic", "cpu0", "missed", false).gated);
+  EXPECT_TRUE(resolve(p, "other", "c", "ops", true).gated);
+  EXPECT_FALSE(resolve(p, "other", "c", "ops", true).budget_ns);
 }
 
 TEST(GatePolicy, ValidateAgainstReports) {
@@ -186,7 +184,8 @@ TEST(GatePolicy, ValidateAgainstReports) {
   s.name = "lock.throughput";
   Case c;
   c.name = "pi_mutex/4t";
-  c.metrics = {Metric::latency("wakeup_latency", h, {1000}), Metric::count("overruns", 0),
+  c.metrics = {Metric::latency("wakeup_latency", h, {1000}),
+               Metric::count("overruns", 0, "events", Metric::Gating::kEventRate),
                Metric::throughput("ops", "ops/s", 100)};
   s.cases.push_back(c);
   r.suites.push_back(s);

@@ -210,7 +210,7 @@ inline Metric throughput_metric(std::mt19937_64& rng, const std::string& name, d
 // hiccup that swallows several periods at once: counts burstier than Poisson).
 inline Metric count_metric(std::mt19937_64& rng, const std::string& name, const std::string& unit,
                            double rate, int runs, double burst_share = 0, double burst = 0) {
-  Metric m = Metric::count(name, 0, unit);
+  Metric m = Metric::count(name, 0, unit, Metric::gating_of_legacy_unit(unit));
   m.samples.clear();
   std::poisson_distribution<int> p(std::max(rate, 1e-12)), b(std::max(burst, 1e-12));
   std::bernoulli_distribution hit(burst_share);
@@ -352,7 +352,7 @@ inline RunReport side(std::mt19937_64& rng, const Layout& l, int runs, const Dri
           change.matches(s.name, n, "nonrt_throughput") ? change.throughput_factor : 1;
       c.metrics.push_back(
           throughput_metric(rng, "nonrt_throughput", 1e6 * tf, l.throughput_cv, d, shared));
-      Metric fair = Metric::count("nonrt_fairness_cv", 10, "%");
+      Metric fair = Metric::count("nonrt_fairness_cv", 10, "%", Metric::Gating::kReported);
       fair.samples.assign(static_cast<std::size_t>(runs), 10.0);
       c.metrics.push_back(std::move(fair));
       c.metrics.push_back(count_metric(rng, "skipped_periods", "periods",

@@ -152,7 +152,7 @@ inline Metric world_latency_metric(std::mt19937_64& rng, const std::string& name
 inline Metric world_count_metric(std::mt19937_64& rng, const std::string& name,
                                  const std::string& unit, double rate, double dispersion,
                                  const Layout& l, int runs) {
-  Metric m = Metric::count(name, 0, unit);
+  Metric m = Metric::count(name, 0, unit, Metric::gating_of_legacy_unit(unit));
   m.samples.clear();
   std::bernoulli_distribution hit(l.burst_share);
   std::poisson_distribution<int> burst(std::max(l.burst, 1e-12));
@@ -247,7 +247,7 @@ inline RunReport session(std::mt19937_64& rng, const Layout& l, const World& w, 
         tp.samples[std::uniform_int_distribution<std::size_t>(0, tp.samples.size() - 1)(rng)] = 0;
       }
       c.metrics.push_back(std::move(tp));
-      Metric fair = Metric::count("nonrt_fairness_cv", 10, "%");
+      Metric fair = Metric::count("nonrt_fairness_cv", 10, "%", Metric::Gating::kReported);
       fair.samples.assign(static_cast<std::size_t>(runs), 10.0);
       c.metrics.push_back(std::move(fair));
       c.metrics.push_back(

@@ -53,7 +53,7 @@ RunReport session(std::mt19937_64& rng, const std::string& boot, bool interferer
     lat.name = "wakeup_latency";
     lat.kind = MetricKind::kLatency;
     lat.unit = "ns";
-    Metric missed = Metric::count("missed_periods", 0, "periods");
+    Metric missed = Metric::count("missed_periods", 0, "periods", Metric::Gating::kEventRate);
     missed.samples.clear();
     double log_scale = 0;
     sim::Shape mean_shape;

@@ -98,7 +98,7 @@ TEST(GateSteal, MissedPeriodsBeyondWhatTheExtraStealSpansStayRegressed) {
     RunReport r = result(around(100, 11), steal);
     Case& c = r.suites[0].cases[0];
     c.labels["period_us"] = "1000";
-    Metric m = Metric::count("missed_periods", 0, "periods");
+    Metric m = Metric::count("missed_periods", 0, "periods", Metric::Gating::kEventRate);
     m.samples = around(mean, 12);
     c.metrics = {m};
     return r;

@@ -46,7 +46,7 @@ RunReport sample_report() {
     c.name = "cpu" + std::to_string(cpu);
     c.labels = {{"cpu", std::to_string(cpu)}, {"thread_class", "rt"}};
     c.metrics.push_back(Metric::latency("wakeup_latency", h, {150000, 180000}));
-    c.metrics.push_back(Metric::count("missed_periods", 3, "periods"));
+    c.metrics.push_back(Metric::count("missed_periods", 3, "periods", Metric::Gating::kEventRate));
     c.metrics.push_back(Metric::throughput("ops", "ops/s", 1234.5));
     s.cases.push_back(c);
   }

@@ -71,7 +71,7 @@ RunReport sample_report() {
   for (std::int64_t v : {2000, 4000, 6000, 8000}) h.record(v);
   c.metrics.push_back(Metric::latency("wakeup_latency", h, {8000}));
   c.metrics.push_back(Metric::throughput("ops", "ops/s", 1234.5));
-  c.metrics.push_back(Metric::count("overruns", 2, "wakeups"));
+  c.metrics.push_back(Metric::count("overruns", 2, "wakeups", Metric::Gating::kEventRate));
   s.cases.push_back(c);
   r.suites.push_back(s);
   return r;
