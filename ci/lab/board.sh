@@ -195,20 +195,35 @@ boot() {
   local dir=$1 how=$2 secs=$3 cpu=max
   [ "$how" = kvm ] && cpu=host
   pidfile="$dir/.lab/qemu.pid"
-  rm -f "$pidfile"
+  rm -f "$pidfile" "$dir/.lab/monitor.in" "$dir/.lab/monitor.out"
+  mkfifo "$dir/.lab/monitor.in" "$dir/.lab/monitor.out"
   # In a subshell whose messages go to the log: a qemu ended by the limit is not our stderr's news.
   (timeout --kill-after=5 "$secs" qemu-system-x86_64 \
-    -accel "$how" -cpu "$cpu" -smp "$smp" -m "$mem" -no-reboot -display none -monitor none \
+    -accel "$how" -cpu "$cpu" -smp "$smp" -m "$mem" -no-reboot -display none \
+    -monitor "pipe:$dir/.lab/monitor" \
     -nic none -serial "file:$dir/console.log" -pidfile "$pidfile" \
     -kernel "$vmlinuz" -initrd "$initrd" \
-    -append "console=ttyS0 panic=-1 loglevel=4 rdinit=/init rtgate_lab.out=$dir rtgate_lab.host=$guest_host $append" \
+    -append "console=ttyS0 panic=-1 loglevel=4 rdinit=/init sysrq_always_enabled rtgate_lab.out=$dir rtgate_lab.host=$guest_host $append" \
     -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
     -virtfs "local,path=$dir,mount_tag=out,security_model=none,multidevs=remap"; exit $?) \
     > "$dir/.lab/qemu.log" 2>&1 &
   qpid=$!
+  # A job that hangs must leave evidence: 20 s before the limit, SysRq on the emulated keyboard
+  # raises the console log level, then lists the blocked tasks and each CPU's backtrace. The
+  # kernel answers from its keyboard interrupt, whatever user space is doing.
+  local dumper=""
+  if [ "$secs" -gt 60 ]; then
+    (for ((i = 20; i < secs; i++)); do sleep 1; kill -0 "$qpid" 2> /dev/null || exit 0; done
+      for key in 8 w l; do
+        timeout 5 sh -c "printf 'sendkey alt-sysrq-$key\n' > '$dir/.lab/monitor.in'" || exit 0
+        sleep 3
+      done) &
+    dumper=$!
+  fi
   local code=0
   wait "$qpid" || code=$?
   qpid=""
+  [ -z "$dumper" ] || { kill "$dumper" 2> /dev/null; wait "$dumper" 2> /dev/null; } || true
   return "$code"
 }
 
@@ -273,8 +288,8 @@ secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
 [ -f "$out/.lab/stdout" ] && cat "$out/.lab/stdout"
 [ -f "$out/.lab/stderr" ] && cat "$out/.lab/stderr" >&2
 if [ "$code" = 124 ] || [ "$code" = 137 ]; then
-  say "hard limit of ${limit}s reached: qemu killed; console tail:"
-  tail -n 15 "$out/console.log" >&2 || true
+  say "hard limit of ${limit}s reached: qemu killed; console tail (SysRq w and l near the end):"
+  tail -n 80 "$out/console.log" >&2 || true
   exit 124
 fi
 if [ ! -f "$out/.lab/exit" ]; then

@@ -29,7 +29,11 @@ cat > "$T/guest.sh" << EOF
 set -x
 R=$RTGATE
 knobs() { for f in /sys/kernel/tracing/osnoise/*; do echo "\$f: \$(cat \$f)"; done; }
-state() { knobs; ls /sys/kernel/tracing/instances; cat /sys/kernel/tracing/current_tracer; }
+state() {
+  { set +x; } 2> /dev/null
+  knobs; ls /sys/kernel/tracing/instances; cat /sys/kernel/tracing/current_tracer
+  set -x
+}
 state > state.0
 \$R run timerlat --duration 5 --no-progress -o timerlat.json > timerlat.log 2>&1
 echo \$? > timerlat.exit
@@ -37,19 +41,23 @@ state > state.1
 \$R run osnoise --duration 5 --no-progress -o osnoise.json > osnoise.log 2>&1
 echo \$? > osnoise.exit
 state > state.2
-# SIGINT in the middle of a run
+# SIGINT in the middle of a run. What interrupts it runs at FIFO 99, above the tracer's
+# threads: the signal comes on time and a stuck rtgate is recorded even in a starved guest.
 \$R run timerlat --duration 60 --no-progress -o sigint.json > sigint.log 2>&1 &
 P=\$!
-sleep 12
-kill -INT \$P
-i=0
-while kill -0 \$P 2> /dev/null && [ \$i -lt 60 ]; do sleep 1; i=\$((i + 1)); done
-if kill -0 \$P 2> /dev/null; then  # still there a minute later: evidence, then SIGKILL
-  for t in /proc/\$P/task/*; do echo "\$t \$(cat \$t/comm) \$(cat \$t/wchan)"; cat \$t/stack; done \
-    > sigint.stuck 2>&1
-  ps -eo pid,comm,cls,rtprio,stat,pcpu >> sigint.stuck
-  kill -KILL \$P
-fi
+echo "SIGINT step: rtgate is \$P" > /dev/console
+chrt -f 99 sh -c '
+  sleep 12
+  kill -INT \$0
+  i=0
+  while kill -0 \$0 2> /dev/null && [ \$i -lt 60 ]; do sleep 1; i=\$((i + 1)); done
+  if kill -0 \$0 2> /dev/null; then  # still there a minute later: evidence, then SIGKILL
+    for t in /proc/\$0/task/*; do echo "\$t \$(cat \$t/comm) \$(cat \$t/wchan)"; cat \$t/stack; done \
+      > sigint.stuck 2>&1
+    ps -eo pid,comm,cls,rtprio,stat,pcpu,time >> sigint.stuck
+    cat sigint.stuck > /dev/console
+    kill -KILL \$0
+  fi' \$P
 wait \$P
 echo \$? > sigint.exit
 state > state.3
