@@ -7,7 +7,7 @@ set -euo pipefail
 BINARY_PACKAGES=(
   cmake g++ make pkg-config        # build
   libcli11-dev nlohmann-json3-dev  # CLI, JSON
-  libsimdjson-dev zlib1g-dev       # result files read at lab scale (exporters/json_reader), .json.gz
+  libsimdjson-dev zlib1g-dev       # result files read at lab scale (results/result_reader), .json.gz
   libboost-math-dev libyaml-cpp-dev  # gate: distribution functions (Boost.Math), policy files
   prometheus-cpp-dev libcurl4-openssl-dev  # Prometheus export: data model, /metrics; the push (curl)
   libtracefs-dev libtraceevent-dev  # --trace: private tracefs instances

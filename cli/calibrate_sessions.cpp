@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "exporters/json_exporter.h"
 #include "framework/gate/format.h"
 #include "framework/gate/session_noise.h"
+#include "results/result_json.h"
 
 extern char** environ;
 

@@ -9,12 +9,12 @@
 #include "cli/calibrate_sessions.h"
 #include "cli/commands.h"
 #include "cli/run_common.h"
-#include "exporters/json_exporter.h"
 #include "framework/gate/calibration.h"
 #include "framework/gate/run_values.h"
-#include "framework/output_file.h"
+#include "framework/io/output_file.h"
 #include "framework/signals.h"
 #include "framework/text/strings.h"
+#include "results/result_json.h"
 
 namespace rtgate::cli {
 namespace {
@@ -112,7 +112,7 @@ int report_and_write(const CalibrateArgs& a, const RunOutcome& out) {
     rc = kExitEnvironment;
   }
   if (!a.run.output.empty()) {
-    if (std::string w = JsonExporter(a.run.output).write(report); !w.empty()) {
+    if (std::string w = write_result_file(a.run.output, report); !w.empty()) {
       print_error(w);
       rc = kExitFailed;
     }

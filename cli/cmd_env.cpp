@@ -1,9 +1,9 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "exporters/json_exporter.h"
 #include "framework/report/environment.h"
 #include "framework/rt/rt_checks.h"
+#include "results/result_json.h"
 
 namespace rtgate::cli {
 namespace {

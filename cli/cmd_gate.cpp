@@ -1,7 +1,7 @@
 #include "cli/commands.h"
 #include "cli/gate_common.h"
-#include "exporters/gate_report.h"
-#include "framework/output_file.h"
+#include "exporters/gate_table.h"
+#include "framework/io/output_file.h"
 
 namespace rtgate::cli {
 
@@ -34,7 +34,7 @@ void add_compare(CLI::App& app, int& exit_code) {
       return;
     }
     policy.allow_env_mismatch = true;  // compare shows; only gate judges comparability
-    const gate::GateReport report = gate::compare(*base, *cur, policy);
+    const gate::GateVerdict report = gate::compare(*base, *cur, policy);
     if (o->format == "json") {
       write_gate_json(report, stdout);
     } else {

@@ -5,9 +5,9 @@
 #include <cstdio>
 
 #include "cli/commands.h"
-#include "exporters/json_exporter.h"
-#include "framework/output_file.h"
+#include "framework/io/output_file.h"
 #include "importers/import_files.h"
+#include "results/result_json.h"
 
 namespace rtgate::cli {
 namespace {
@@ -90,7 +90,7 @@ void add_import(CLI::App& app, int& exit_code) {
       print_error(e.what());
       return;
     }
-    if (const std::string w = JsonExporter(o->out).write(im.report); !w.empty()) {
+    if (const std::string w = write_result_file(o->out, im.report); !w.empty()) {
       print_error(w);
       exit_code = kExitFailed;
       return;

@@ -6,7 +6,7 @@
 #include "exporters/html/trend_section.h"
 #include "framework/gate/history_judge.h"
 #include "framework/gate/session_noise.h"
-#include "framework/output_file.h"
+#include "framework/io/output_file.h"
 
 namespace rtgate::cli {
 namespace {

@@ -5,11 +5,12 @@
 #include "cli/commands.h"
 #include "cli/gate_common.h"
 #include "cli/run_common.h"
-#include "cli/until_decided.h"
+#include "cli/session_inputs.h"
 #include "exporters/console_table.h"
+#include "framework/io/output_file.h"
 #include "framework/measure/clock.h"
-#include "framework/output_file.h"
 #include "framework/signals.h"
+#include "framework/until_decided.h"
 
 namespace rtgate::cli {
 namespace {
@@ -105,8 +106,11 @@ int run_command(const RunCmdArgs& args) {
   std::optional<UntilDecidedOutcome> sequential;
   if (args.until_decided && !out.interrupted && !out.abandoned) {
     save_partial(out.report);
-    sequential = run_until_decided(p.selection, opt, interrupt, *sessions, *policy, until,
-                                   out.report, save_partial);
+    const JudgeFn judge = [&](const RunReport& r, const gate::Policy& look) {
+      return sessions->compare(r, look);
+    };
+    sequential = run_until_decided(p.selection, opt, interrupt, judge, *policy, until, out.report,
+                                   save_partial);
     out.interrupted = sequential->interrupted;
     out.abandoned = sequential->abandoned;
   }
@@ -121,7 +125,7 @@ int run_command(const RunCmdArgs& args) {
   for (const std::string& w : write_errors) print_error(w);
 
   int rc = kExitOk;
-  std::optional<gate::GateReport> verdicts;
+  std::optional<gate::GateVerdict> verdicts;
   if (!args.baseline.empty() && !out.interrupted) {
     // The exporters (JUnit, the report, Prometheus) get the verdicts with the result.
     if (sequential) {

@@ -3,7 +3,7 @@
 //
 // The HTTP threads are created from a thread that is SCHED_OTHER and, when the machine has CPUs
 // the suites do not measure on, pinned to those: the server threads inherit both, so a scrape
-// competes with the RT threads only as an ordinary task (measured in the issue 7 note).
+// competes with the RT threads only as an ordinary task.
 #include <prometheus/exposer.h>
 #include <sched.h>
 
@@ -16,7 +16,7 @@
 #include "cli/commands.h"
 #include "cli/run_common.h"
 #include "exporters/console_table.h"
-#include "exporters/prometheus/prometheus_registry.h"
+#include "exporters/prometheus/report_series.h"
 #include "exporters/prometheus/serve_collectable.h"
 #include "framework/measure/clock.h"
 #include "framework/rt/cpu_list.h"

@@ -4,10 +4,10 @@
 
 #include "cli/commands.h"
 #include "cli/session_inputs.h"
-#include "exporters/gate_report.h"
-#include "exporters/json_exporter.h"
+#include "exporters/gate_table.h"
 #include "exporters/junit_exporter.h"
-#include "framework/output_file.h"
+#include "framework/io/output_file.h"
+#include "results/result_json.h"
 
 namespace rtgate::cli {
 
@@ -42,7 +42,7 @@ std::optional<gate::Policy> load_gate_policy(const RunReport& base, const RunRep
   return policy;
 }
 
-int report_gate(const gate::GateReport& report, const RunReport& cur, const GateInputs& in) {
+int report_gate(const gate::GateVerdict& report, const RunReport& cur, const GateInputs& in) {
   write_gate_table(report, TableFormat::kTable, stdout);
   if (!in.junit_path.empty()) {
     const std::string xml = render_junit(junit_from_gate(report, cur, in.fail_on_inconclusive));
@@ -55,12 +55,12 @@ int report_gate(const gate::GateReport& report, const RunReport& cur, const Gate
 }
 
 int gate_and_report(const RunReport& base, const RunReport& cur, const GateInputs& in,
-                    gate::GateReport* out) {
+                    gate::GateVerdict* out) {
   const std::optional<gate::Policy> policy = load_gate_policy(base, cur, in);
   if (!policy) return kExitUsage;
   const auto sessions = SessionInputs::load(base, in);
   if (!sessions) return kExitUsage;
-  const gate::GateReport report = sessions->compare(cur, *policy);
+  const gate::GateVerdict report = sessions->compare(cur, *policy);
   if (out != nullptr) *out = report;
   return report_gate(report, cur, in);
 }

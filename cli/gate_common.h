@@ -36,14 +36,14 @@ std::optional<gate::Policy> load_gate_policy(const RunReport& base, const RunRep
 
 // Prints the table to stdout and writes JUnit if asked. Returns the exit code (0, 1, 3; 1 when
 // the JUnit file cannot be written).
-int report_gate(const gate::GateReport& report, const RunReport& cur, const GateInputs& in);
+int report_gate(const gate::GateVerdict& report, const RunReport& cur, const GateInputs& in);
 
 // A stored result and, when a baseline is named, the baseline and the gate's verdicts on the
 // result: what `report` and `export` render.
 struct JudgedResult {
   RunReport current;
   std::optional<RunReport> baseline;
-  std::optional<gate::GateReport> verdicts;
+  std::optional<gate::GateVerdict> verdicts;
 };
 
 // Loads RESULT and, with `baseline_path`, the baseline, the policy and the comparison. On bad
@@ -61,6 +61,6 @@ void add_history_option(CLI::App* cmd, GateInputs& in);
 // load_gate_policy, the sessions (SessionInputs), compare, report_gate. `out`, when given, receives
 // the comparison (for exporters that carry verdicts).
 int gate_and_report(const RunReport& base, const RunReport& cur, const GateInputs& in,
-                    gate::GateReport* out = nullptr);
+                    gate::GateVerdict* out = nullptr);
 
 }  // namespace rtgate::cli

@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "cli/commands.h"
-#include "exporters/json_exporter.h"
+#include "results/result_json.h"
 
 namespace rtgate::cli {
 namespace fs = std::filesystem;

@@ -13,14 +13,14 @@
 #include <map>
 
 #include "cli/commands.h"
-#include "exporters/json_exporter.h"
-#include "framework/atomic_file.h"
+#include "framework/background_load/load.h"
+#include "framework/background_load/load_registry.h"
 #include "framework/bind_params.h"
-#include "framework/load/load.h"
-#include "framework/load/load_registry.h"
-#include "framework/output_file.h"
+#include "framework/io/atomic_file.h"
+#include "framework/io/output_file.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/selection.h"
+#include "results/result_json.h"
 
 namespace rtgate::cli {
 
@@ -152,7 +152,7 @@ std::vector<std::string> save_result(const RunArgs& a, const RunReport& report, 
     if (std::string w = write_trace_excerpts(dir, report); !w.empty()) errors.push_back(w);
   }
   if (with_json && !a.output.empty()) {
-    if (std::string w = JsonExporter(a.output).write(report); !w.empty()) {
+    if (std::string w = write_result_file(a.output, report); !w.empty()) {
       errors.push_back("-o: " + w);
     }
   }

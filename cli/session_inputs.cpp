@@ -5,8 +5,8 @@
 
 #include "cli/commands.h"
 #include "cli/history_inputs.h"
-#include "exporters/json_exporter.h"
 #include "framework/gate/comparability.h"
+#include "results/result_json.h"
 
 namespace rtgate::cli {
 namespace fs = std::filesystem;
@@ -46,7 +46,7 @@ std::optional<SessionInputs> SessionInputs::load(const RunReport& base, const Ga
   return out;
 }
 
-gate::GateReport SessionInputs::compare(const RunReport& cur, const gate::Policy& policy) const {
+gate::GateVerdict SessionInputs::compare(const RunReport& cur, const gate::Policy& policy) const {
   std::vector<const RunReport*> sessions{base_};
   for (const RunReport& r : more_) sessions.push_back(&r);
   std::vector<const RunReport*> known = sessions;
@@ -60,7 +60,7 @@ gate::GateReport SessionInputs::compare(const RunReport& cur, const gate::Policy
   }
   gate::NoiseModel noise = gate::NoiseModel::from_sessions(known, policy);
   noise.set_environment(base_->environment, cur.environment);
-  gate::GateReport g = gate::compare(sessions, cur, policy, noise);
+  gate::GateVerdict g = gate::compare(sessions, cur, policy, noise);
   if (!history_.empty() || unreadable_ > 0) {
     g.noise += " (--history: " + std::to_string(history_.size() - static_cast<std::size_t>(other)) +
                " of " + std::to_string(history_.size()) +

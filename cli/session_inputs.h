@@ -23,7 +23,7 @@ class SessionInputs {
 
   // The gate of `cur`: the baseline's sessions, and the noise of the history's sessions that
   // measured what `cur` measured on its host (gate::history_mismatch), with the baselines.
-  gate::GateReport compare(const RunReport& cur, const gate::Policy& policy) const;
+  gate::GateVerdict compare(const RunReport& cur, const gate::Policy& policy) const;
 
  private:
   const RunReport* base_ = nullptr;

@@ -1,6 +1,7 @@
 # A self-registering piece (a suite, load kind, exporter or import format) works only in a
 # translation unit the linker keeps: its kind's OBJECT library, whose files a name rule selects
-# (suites/*.cpp, framework/load/*_load.cpp, exporters/**/*_export.cpp, importers/*_import.cpp).
+# (suites/*.cpp, framework/background_load/*_load.cpp, exporters/**/*_export.cpp,
+# importers/*_import.cpp).
 # A registration that lands in a static library instead is dropped without a word, so
 # configuring stops, naming the file and the rule it breaks.
 #

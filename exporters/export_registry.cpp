@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "framework/output_file.h"
+#include "framework/io/output_file.h"
 
 namespace rtgate {
 

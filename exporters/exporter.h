@@ -12,7 +12,7 @@ namespace rtgate {
 // What an exporter is given: the result, and when a gate ran, its verdicts and baseline.
 struct ExportInput {
   const RunReport& report;
-  const gate::GateReport* gate = nullptr;
+  const gate::GateVerdict* gate = nullptr;
   const RunReport* baseline = nullptr;
   // The gate's --fail-on-inconclusive: an inconclusive verdict is a failure, not a skip.
   bool fail_on_inconclusive = false;

@@ -1,12 +1,12 @@
-#include "exporters/gate_report.h"
+#include "exporters/gate_table.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <functional>
 
-#include "exporters/json_stream.h"
 #include "framework/gate/format.h"
+#include "results/json_stream.h"
 
 namespace rtgate {
 namespace {
@@ -16,8 +16,6 @@ std::string figure(const gate::MetricVerdict& m, double v) {
   if (m.kind == MetricKind::kLatency) return gate::fmt::ns(v);
   return gate::fmt::num(v) + (m.unit.empty() ? "" : " " + m.unit);
 }
-
-std::string signed_num(double v) { return (v >= 0 ? "+" : "") + gate::fmt::num(v); }
 
 }  // namespace
 
@@ -29,30 +27,17 @@ std::vector<std::string> gate_row(const gate::MetricVerdict& m) {
           figure(m, m.baseline),
           figure(m, m.current),
           std::isnan(m.change_pct) ? "-" : gate::fmt::pct(m.change_pct),
-          gate_effect_text(m),
-          gate_detectable_text(m),
+          gate::fmt::effect(m),
+          gate::fmt::detectable(m),
           m.decided_by.empty() ? "-" : m.decided_by,
           std::string(gate::to_string(m.verdict)) + (m.gated ? "" : " (not gated)")};
-}
-
-std::string gate_effect_text(const gate::MetricVerdict& m) {
-  if (std::isnan(m.effect)) return "-";
-  const std::string ci = std::isfinite(m.effect_low)
-                             ? " " + gate::fmt::interval(m.effect_low, m.effect_high, false)
-                             : "";
-  return m.ratio ? "x" + gate::fmt::num(m.effect) + ci : signed_num(m.effect) + "/run" + ci;
-}
-
-std::string gate_detectable_text(const gate::MetricVerdict& m) {
-  if (!std::isfinite(m.detectable)) return "-";
-  return m.ratio ? "x" + gate::fmt::num(m.detectable) : signed_num(m.detectable) + "/run";
 }
 
 std::string gate_metric_line(const gate::MetricVerdict& m) {
   return (m.case_name.empty() ? "" : m.case_name + "/") + m.metric + ": " +
          gate::to_string(m.verdict) + (m.gated ? "" : " (not gated)") + ", " + m.statistic + " " +
-         figure(m, m.baseline) + " -> " + figure(m, m.current) + ", change " + gate_effect_text(m) +
-         ", detectable " + gate_detectable_text(m) + ", decided by " +
+         figure(m, m.baseline) + " -> " + figure(m, m.current) + ", change " +
+         gate::fmt::effect(m) + ", detectable " + gate::fmt::detectable(m) + ", decided by " +
          (m.decided_by.empty() ? "-" : m.decided_by);
 }
 
@@ -67,7 +52,7 @@ namespace {
 
 // The table and the lines after it, piece by piece into `put`: `rtgate gate` streams a
 // 10,000-case table (50 MB) to stdout instead of holding it.
-void emit_gate_table(const gate::GateReport& report, TableFormat format,
+void emit_gate_table(const gate::GateVerdict& report, TableFormat format,
                      const std::function<void(const std::string&)>& put) {
   const std::vector<std::string>& head = gate_table_header();
   std::vector<std::vector<std::string>> rows;
@@ -135,13 +120,13 @@ void emit_gate_table(const gate::GateReport& report, TableFormat format,
 
 }  // namespace
 
-std::string render_gate_table(const gate::GateReport& report, TableFormat format) {
+std::string render_gate_table(const gate::GateVerdict& report, TableFormat format) {
   std::string out;
   emit_gate_table(report, format, [&out](const std::string& piece) { out += piece; });
   return out;
 }
 
-void write_gate_table(const gate::GateReport& report, TableFormat format, std::FILE* out) {
+void write_gate_table(const gate::GateVerdict& report, TableFormat format, std::FILE* out) {
   emit_gate_table(report, format,
                   [out](const std::string& piece) { std::fputs(piece.c_str(), out); });
 }
@@ -153,7 +138,7 @@ using ojson = nlohmann::ordered_json;
 ojson num(double v) { return std::isfinite(v) ? ojson(v) : ojson(nullptr); }
 
 // The document without its suites ("suites" an empty array, last).
-ojson gate_json_header(const gate::GateReport& report) {
+ojson gate_json_header(const gate::GateVerdict& report) {
   ojson j;
   j["schema"] = "rtgate.gate/1";
   j["verdict"] = gate::to_string(report.overall);
@@ -224,7 +209,7 @@ ojson metric_json(const gate::MetricVerdict& m) {
   return jm;
 }
 
-void emit_gate_json(const gate::GateReport& report,
+void emit_gate_json(const gate::GateVerdict& report,
                     const std::function<void(const std::string&)>& put) {
   using json_stream::put_object;
   put_object(gate_json_header(report), "suites", 2, 0, put, [&](const auto& next_suite) {
@@ -242,7 +227,7 @@ void emit_gate_json(const gate::GateReport& report,
 
 }  // namespace
 
-nlohmann::ordered_json gate_json(const gate::GateReport& report) {
+nlohmann::ordered_json gate_json(const gate::GateVerdict& report) {
   ojson j = gate_json_header(report);
   for (const auto& s : report.suites) {
     ojson js = suite_header(s);
@@ -252,7 +237,7 @@ nlohmann::ordered_json gate_json(const gate::GateReport& report) {
   return j;
 }
 
-void write_gate_json(const gate::GateReport& report, std::FILE* out) {
+void write_gate_json(const gate::GateVerdict& report, std::FILE* out) {
   emit_gate_json(report, [out](const std::string& piece) { std::fputs(piece.c_str(), out); });
   std::fputs("\n", out);
 }

@@ -17,24 +17,20 @@ enum class TableFormat { kTable, kMarkdown };
 // with its interval, the change this data could detect, the evidence that decided, and the
 // verdict; then the reason and evidence of every gated row that is not unchanged, what is
 // incomparable, the environment differences, the gate's alpha and family, and the verdict.
-std::string render_gate_table(const gate::GateReport& report, TableFormat format);
+std::string render_gate_table(const gate::GateVerdict& report, TableFormat format);
 // The same, written to `out` as it is made (the CLI: a large table is never held whole).
-void write_gate_table(const gate::GateReport& report, TableFormat format, std::FILE* out);
+void write_gate_table(const gate::GateVerdict& report, TableFormat format, std::FILE* out);
 
 // The cells of one table row, in the order of gate_table_header(): suite, case, metric, stat,
 // baseline, current, change, effect [CI], detectable, decided by, verdict.
 std::vector<std::string> gate_row(const gate::MetricVerdict& m);
 const std::vector<std::string>& gate_table_header();
 
-// "x1.02 [0.95, 1.10]" (a ratio) or "+0.40/run [-1.2, 2.0]" (events per run); "-" when unknown.
-std::string gate_effect_text(const gate::MetricVerdict& m);
-// "x1.25" or "+2.1/run": the change detectable with 90% power; "-" when unknown.
-std::string gate_detectable_text(const gate::MetricVerdict& m);
 // One line per metric for logs and JUnit: "case/metric: verdict, stat effect, detectable ...,
 // decided by ...".
 std::string gate_metric_line(const gate::MetricVerdict& m);
-nlohmann::ordered_json gate_json(const gate::GateReport& report);
+nlohmann::ordered_json gate_json(const gate::GateVerdict& report);
 // gate_json(report).dump(2) and a newline, written to `out` a metric at a time.
-void write_gate_json(const gate::GateReport& report, std::FILE* out);
+void write_gate_json(const gate::GateVerdict& report, std::FILE* out);
 
 }  // namespace rtgate

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "exporters/gate_report.h"
+#include "exporters/gate_table.h"
 #include "exporters/markup_escape.h"
 #include "framework/gate/format.h"
 
@@ -133,7 +133,7 @@ std::vector<JunitSuite> junit_from_run(const RunReport& report) {
   return out;
 }
 
-std::vector<JunitSuite> junit_from_gate(const gate::GateReport& report, const RunReport& current,
+std::vector<JunitSuite> junit_from_gate(const gate::GateVerdict& report, const RunReport& current,
                                         bool fail_on_inconclusive) {
   std::vector<JunitSuite> out;
   for (const gate::SuiteVerdict& v : report.suites) {
@@ -165,7 +165,7 @@ std::vector<JunitSuite> junit_from_gate(const gate::GateReport& report, const Ru
       }
       if (c.outcome != JunitCase::Outcome::kPassed) {
         c.message = std::string(gate::to_string(m.verdict)) + ": " + m.metric + " " + m.statistic +
-                    " " + gate_effect_text(m) + ", detectable " + gate_detectable_text(m) +
+                    " " + gate::fmt::effect(m) + ", detectable " + gate::fmt::detectable(m) +
                     ", decided by " + (m.decided_by.empty() ? "-" : m.decided_by) + " - " +
                     m.reason;
         if (!m.trace.empty()) c.message += "; trace: " + m.trace.front();

@@ -40,7 +40,7 @@ std::vector<JunitSuite> junit_from_run(const RunReport& report);
 // `gate`: per suite verdict, a testcase per metric verdict: regressed -> failure with the
 // evidence, inconclusive and missing -> skipped with the reason (failure with
 // fail_on_inconclusive), improved/unchanged -> passed.
-std::vector<JunitSuite> junit_from_gate(const gate::GateReport& report, const RunReport& current,
+std::vector<JunitSuite> junit_from_gate(const gate::GateVerdict& report, const RunReport& current,
                                         bool fail_on_inconclusive);
 
 }  // namespace rtgate

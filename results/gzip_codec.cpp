@@ -1,4 +1,4 @@
-#include "exporters/gzip_codec.h"
+#include "results/gzip_codec.h"
 
 #include <zlib.h>
 

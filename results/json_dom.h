@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "exporters/json_exporter.h"
+#include "results/result_json.h"
 
 namespace rtgate::json_dom {
 

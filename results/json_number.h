@@ -1,4 +1,4 @@
-// Checked conversions of JSON values for the result readers (json_reader.cpp, trace_json.cpp).
+// Checked conversions of JSON values for the result readers (result_reader.cpp, trace_json.cpp).
 //
 // nlohmann's get<T>() converts any number to any arithmetic T with a static_cast: -1 read as a
 // count wraps to 2^64 - 1, 1e300 read as an int is undefined behaviour, and 1e400 parses to

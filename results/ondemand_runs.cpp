@@ -1,11 +1,11 @@
-#include "exporters/ondemand_runs.h"
+#include "results/ondemand_runs.h"
 
 #include <array>
 #include <cmath>
 #include <string_view>
 #include <type_traits>
 
-#include "exporters/json_exporter.h"
+#include "results/result_json.h"
 
 namespace rtgate {
 namespace {

@@ -1,5 +1,5 @@
 // A latency metric's per-run columns ("runs": {"count": [...], "p99": [...], ...}) read where
-// they stand in an On-Demand walk (json_reader.cpp's history path): the same checks as the DOM
+// they stand in an On-Demand walk (result_reader.cpp's history path): the same checks as the DOM
 // reader's runs_from (every column, one value per run, integers where the field is one, finite
 // numbers), without re-serialising the columns and parsing them again as a DOM.
 #pragma once

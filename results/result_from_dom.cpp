@@ -1,9 +1,9 @@
-#include "exporters/result_from_dom.h"
+#include "results/result_from_dom.h"
 
 #include <charconv>
 
-#include "exporters/json_dom.h"
-#include "exporters/trace_json.h"
+#include "results/json_dom.h"
+#include "results/trace_json.h"
 
 namespace rtgate::json_dom {
 namespace {

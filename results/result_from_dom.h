@@ -1,5 +1,5 @@
 // A result document's pieces, each parsed as a simdjson DOM, into the report model: a case, a
-// suite's own fields, the document's own fields. json_reader.cpp walks the document and hands
+// suite's own fields, the document's own fields. result_reader.cpp walks the document and hands
 // them over; /1, /2 and /3 read into the same model.
 #pragma once
 
@@ -7,9 +7,9 @@
 
 #include <string>
 
-#include "exporters/json_exporter.h"
-#include "exporters/summary_only_runs.h"
 #include "framework/report/report.h"
+#include "results/result_json.h"
+#include "results/summary_only_runs.h"
 
 namespace rtgate {}  // namespace rtgate
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "exporters/exporter.h"
+#include "framework/report/report.h"
 
 namespace rtgate {
 
@@ -46,17 +46,8 @@ RunReport read_report_file(const std::string& path, const ReadOptions& options);
 // The same for a document already in nlohmann form (tests): it is written out and read back.
 RunReport report_from_json(const nlohmann::json& doc);
 
-class JsonExporter : public Exporter {
- public:
-  explicit JsonExporter(std::string path) : path_(std::move(path)) {}
-  ExportStatus write(const ExportInput& in) override {
-    return ExportStatus::from(write(in.report));
-  }
-  // "" or a one-line reason.
-  std::string write(const RunReport& report);
-
- private:
-  std::string path_;
-};
+// Writes `report` to `path` atomically (temp file and rename), gzip when it ends in ".gz".
+// Returns "" or a one-line reason.
+std::string write_result_file(const std::string& path, const RunReport& report);
 
 }  // namespace rtgate

@@ -12,11 +12,11 @@
 #include <optional>
 #include <unordered_map>
 
-#include "exporters/gzip_codec.h"
-#include "exporters/json_dom.h"
-#include "exporters/json_exporter.h"
-#include "exporters/ondemand_runs.h"
-#include "exporters/result_from_dom.h"
+#include "results/gzip_codec.h"
+#include "results/json_dom.h"
+#include "results/ondemand_runs.h"
+#include "results/result_from_dom.h"
+#include "results/result_json.h"
 
 namespace rtgate {
 namespace {

@@ -1,13 +1,12 @@
-#include "exporters/json_exporter.h"
-
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
 
-#include "exporters/gzip_codec.h"
-#include "exporters/json_stream.h"
-#include "exporters/trace_json.h"
-#include "framework/output_file.h"
+#include "framework/io/output_file.h"
+#include "results/gzip_codec.h"
+#include "results/json_stream.h"
+#include "results/result_json.h"
+#include "results/trace_json.h"
 
 namespace rtgate {
 namespace {
@@ -301,12 +300,12 @@ std::string to_json_text(const RunReport& report) {
   return out;
 }
 
-std::string JsonExporter::write(const RunReport& report) {
-  if (!gz::wants_gzip(path_)) return write_output(path_, to_json_text(report));
+std::string write_result_file(const std::string& path, const RunReport& report) {
+  if (!gz::wants_gzip(path)) return write_output(path, to_json_text(report));
   // Compressed as it is written: the text is never held whole.
   gz::Compressor gzip;
   put_json_text(report, [&gzip](const std::string& piece) { gzip.add(piece); });
-  return write_output(path_, gzip.finish());
+  return write_output(path, gzip.finish());
 }
 
 }  // namespace rtgate

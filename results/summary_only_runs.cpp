@@ -1,9 +1,9 @@
-#include "exporters/summary_only_runs.h"
+#include "results/summary_only_runs.h"
 
 #include <algorithm>
 #include <type_traits>
 
-#include "exporters/json_dom.h"
+#include "results/json_dom.h"
 
 namespace rtgate::json_dom {
 namespace {

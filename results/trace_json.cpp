@@ -1,8 +1,8 @@
-#include "exporters/trace_json.h"
+#include "results/trace_json.h"
 
 #include <charconv>
 
-#include "exporters/json_number.h"
+#include "results/json_number.h"
 
 namespace rtgate {
 namespace {

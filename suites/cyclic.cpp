@@ -11,7 +11,7 @@
 
 #include "framework/measure/clock.h"
 #include "framework/measure/periodic_loop.h"
-#include "framework/measure/start_gate.h"
+#include "framework/measure/start_line.h"
 #include "framework/registry.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/rt_thread.h"
@@ -21,8 +21,8 @@ namespace {
 
 using rtgate::ParamSpec;
 
-// Everything one measuring thread touches. The thread builds it itself before the start gate
-// (on its own CPU and NUMA node, see StartGate::prepare_and_wait), cache-line aligned so no two
+// Everything one measuring thread touches. The thread builds it itself before the start line
+// (on its own CPU and NUMA node, see StartLine::prepare_and_wait), cache-line aligned so no two
 // threads' hot fields share a line.
 struct alignas(64) Worker {
   Worker(int cpu_, std::int64_t interval_ns_, std::int64_t block_ns, std::size_t blocks,
@@ -70,7 +70,7 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
   std::vector<std::unique_ptr<Worker>> workers(plans.size());
 
   // The common start is fixed once every thread runs (1 ms ahead of the last one's arrival).
-  rtgate::StartGate gate(static_cast<int>(plans.size()), 1'000'000);
+  rtgate::StartLine start_line(static_cast<int>(plans.size()), 1'000'000);
   const std::int64_t duration_ns = ctx.duration_ns();
   {
     std::vector<std::unique_ptr<rtgate::rt::RtThread>> threads;
@@ -81,8 +81,8 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
                                     .priority = static_cast<int>(p.get_int("priority")),
                                     .cpus = {plans[i].cpu}};
         threads.push_back(std::make_unique<rtgate::rt::RtThread>(
-            spec, [plan = plans[i], slot = &workers[i], &gate, duration_ns, &ctx] {
-              const std::int64_t start_ns = gate.prepare_and_wait([&] {
+            spec, [plan = plans[i], slot = &workers[i], &start_line, duration_ns, &ctx] {
+              const std::int64_t start_ns = start_line.prepare_and_wait([&] {
                 *slot = std::make_unique<Worker>(
                     plan.cpu, plan.interval, plan.block,
                     static_cast<std::size_t>(duration_ns / plan.block) + 2, *plan.live);
@@ -94,7 +94,7 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
       }
     } catch (...) {
       ctx.request_stop();  // the threads already started end at their first wakeup
-      gate.abandon(static_cast<int>(plans.size() - threads.size()));
+      start_line.abandon(static_cast<int>(plans.size() - threads.size()));
       throw;
     }
   }  // joins every thread

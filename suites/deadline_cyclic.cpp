@@ -11,7 +11,7 @@
 // SCHED_DEADLINE, and the kernel never lets a new thread inherit it), so the thread is born
 // SCHED_FIFO 1 with its affinity, then switches itself with sched_setattr (no glibc wrapper: the
 // raw syscall) before it does anything else. Safe because nothing is measured before the start
-// gate, and the affinity is fixed at birth and never changed: the kernel checks it once, here.
+// line, and the affinity is fixed at birth and never changed: the kernel checks it once, here.
 // The kernel's rule (sched_setattr): unless deadline admission control is off
 // (sched_rt_runtime_us = -1), a deadline task's affinity must cover its whole root domain, or the
 // call fails with EPERM; and while it is a deadline task its affinity cannot be narrowed (EBUSY).
@@ -37,9 +37,9 @@
 #include <cstring>
 #include <memory>
 
+#include "framework/io/proc_files.h"
 #include "framework/measure/periodic_loop.h"
-#include "framework/measure/start_gate.h"
-#include "framework/proc_files.h"
+#include "framework/measure/start_line.h"
 #include "framework/registry.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/rt_thread.h"
@@ -170,7 +170,7 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
   }
   std::vector<std::unique_ptr<Worker>> workers(n);
   Refusal refusal;
-  rtgate::StartGate gate(static_cast<int>(n), 1'000'000);
+  rtgate::StartLine start_line(static_cast<int>(n), 1'000'000);
   {
     std::vector<std::unique_ptr<rtgate::rt::RtThread>> threads;
     try {
@@ -180,14 +180,14 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
                                     .priority = 1,
                                     .cpus = cpus};
         threads.push_back(std::make_unique<rtgate::rt::RtThread>(
-            spec, [i, r = res[i], lv = live[i], slot = &workers[i], &refusal, &gate, block_ns,
+            spec, [i, r = res[i], lv = live[i], slot = &workers[i], &refusal, &start_line, block_ns,
                    duration_ns, &ctx] {
               const int err = become_deadline(r);
               if (err != 0) {
                 int none = 0;
                 if (refusal.err.compare_exchange_strong(none, err)) refusal.thread = i;
               }
-              const std::int64_t start = gate.prepare_and_wait([&] {
+              const std::int64_t start = start_line.prepare_and_wait([&] {
                 const std::int64_t block = std::max(block_ns, r.period_ns);
                 if (err == 0) {
                   *slot = std::make_unique<Worker>(
@@ -206,7 +206,7 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
       }
     } catch (...) {
       ctx.request_stop();
-      gate.abandon(static_cast<int>(n - threads.size()));
+      start_line.abandon(static_cast<int>(n - threads.size()));
       throw;
     }
   }  // joins every thread; a deadline thread's reservation ends with it

@@ -29,7 +29,7 @@
 #include <system_error>
 
 #include "framework/measure/periodic_loop.h"
-#include "framework/measure/start_gate.h"
+#include "framework/measure/start_line.h"
 #include "framework/measure/wakeup_channel.h"
 #include "framework/registry.h"
 #include "framework/rt/cpu_list.h"
@@ -59,7 +59,7 @@ struct Shared {
   std::atomic<bool> quit{false};                     // the receiver ended early: the sender stops
 };
 
-// Each side's state, built by its own thread before the start gate (on its CPU's NUMA node).
+// Each side's state, built by its own thread before the start line (on its CPU's NUMA node).
 struct alignas(64) Receiver {
   Receiver(const Config& c, std::size_t blocks, rtgate::LiveStats& live_)
       : rec(c.interval_ns, c.block_ns, blocks, live_), live(live_) {}
@@ -183,7 +183,7 @@ rtgate::Case measure(WakeupVia via, const Placement& at, const Config& c, rtgate
   const auto blocks = static_cast<std::size_t>(c.slice_ns / c.block_ns) + 2;
   std::unique_ptr<Receiver> rx;
   std::unique_ptr<Sender> tx;
-  rtgate::StartGate gate(2, 1'000'000);
+  rtgate::StartLine start_line(2, 1'000'000);
   {
     // Declared receiver first: the sender is joined first, so it never signals a joined thread.
     std::unique_ptr<rtgate::rt::RtThread> receiver, sender;
@@ -193,8 +193,8 @@ rtgate::Case measure(WakeupVia via, const Placement& at, const Config& c, rtgate
                                  .priority = c.priority,
                                  .cpus = {at.receiver_cpu}},
           [&] {
-            const std::int64_t start = gate.prepare_and_wait([&] {
-              ch->bind_receiver();  // first: the sender may send once the gate opens
+            const std::int64_t start = start_line.prepare_and_wait([&] {
+              ch->bind_receiver();  // first: the sender may send once the start line lets them go
               rx = std::make_unique<Receiver>(c, blocks, rx_live);
             });
             receive(*ch, sh, *rx, c, start, ctx.stop_flag(), ctx.sample_hook());
@@ -204,13 +204,13 @@ rtgate::Case measure(WakeupVia via, const Placement& at, const Config& c, rtgate
                                  .priority = c.sender_priority,
                                  .cpus = {at.sender_cpu}},
           [&] {
-            const std::int64_t start =
-                gate.prepare_and_wait([&] { tx = std::make_unique<Sender>(c, blocks, tx_live); });
+            const std::int64_t start = start_line.prepare_and_wait(
+                [&] { tx = std::make_unique<Sender>(c, blocks, tx_live); });
             send(*ch, sh, *tx, c, start, ctx.stop_flag());
           });
     } catch (...) {
       ctx.request_stop();  // a receiver already started ends at its first timeout
-      gate.abandon(receiver ? 1 : 2);
+      start_line.abandon(receiver ? 1 : 2);
       throw;
     }
   }                            // joins the sender, then the receiver

@@ -14,7 +14,7 @@
 
 #include "framework/measure/busy.h"
 #include "framework/measure/periodic_loop.h"
-#include "framework/measure/start_gate.h"
+#include "framework/measure/start_line.h"
 #include "framework/registry.h"
 #include "framework/rt/rt_thread.h"
 #include "framework/run_context.h"
@@ -36,8 +36,8 @@ struct Config {
   bool rt_reads;
 };
 
-// One RT thread's recorders, built by the thread itself before the start gate (on its own CPU and
-// NUMA node, see StartGate::prepare_and_wait), cache-line aligned.
+// One RT thread's recorders, built by the thread itself before the start line (on its own CPU and
+// NUMA node, see StartLine::prepare_and_wait), cache-line aligned.
 struct alignas(64) RtSide {
   RtSide(const Config& c, std::size_t blocks, rtgate::LiveStats& live_)
       : live(live_), wakeup(c.interval_ns, 1'000'000'000, blocks, live_) {}
@@ -111,8 +111,8 @@ rtgate::Case measure_lock(const LockInfo& info, const Config& c, std::int64_t sl
   const auto blocks = static_cast<std::size_t>(slice_ns / 1'000'000'000) + 2;
   std::vector<std::uint64_t> counts(static_cast<std::size_t>(c.nonrt), 0);
   // The hammers run from before the RT threads start until after they end; the RT threads'
-  // common start is fixed once all of them run (StartGate), then each measures slice_ns.
-  rtgate::StartGate gate(c.rt, 1'000'000);
+  // common start is fixed once all of them run (StartLine), then each measures slice_ns.
+  rtgate::StartLine start_line(c.rt, 1'000'000);
   std::atomic<bool> hammers_done{false};
   const std::int64_t hammers_started = rtgate::monotonic_ns();
   std::int64_t hammers_ended = 0;
@@ -139,8 +139,8 @@ rtgate::Case measure_lock(const LockInfo& info, const Config& c, std::int64_t sl
             rtgate::rt::ThreadSpec{.name = "rtgate-lat" + std::to_string(i),
                                    .priority = c.priority - i,
                                    .cpus = {cpus.rt[static_cast<std::size_t>(i)]}},
-            [slot = &rt[k], live = lives[k], blocks, &lock, &cfg, &gate, slice_ns, &ctx] {
-              const std::int64_t start = gate.prepare_and_wait([&] {
+            [slot = &rt[k], live = lives[k], blocks, &lock, &cfg, &start_line, slice_ns, &ctx] {
+              const std::int64_t start = start_line.prepare_and_wait([&] {
                 rtgate::locks::prepare_lock_thread();
                 *slot = std::make_unique<RtSide>(cfg, blocks, *live);
               });
@@ -150,7 +150,7 @@ rtgate::Case measure_lock(const LockInfo& info, const Config& c, std::int64_t sl
       }
     } catch (...) {
       ctx.request_stop();
-      gate.abandon(c.rt - static_cast<int>(threads.size()));
+      start_line.abandon(c.rt - static_cast<int>(threads.size()));
       threads.clear();
       hammers.clear();
       throw;

@@ -38,11 +38,11 @@
 #include <filesystem>
 #include <memory>
 
+#include "framework/io/proc_files.h"
 #include "framework/measure/clock.h"
 #include "framework/measure/noise_loop.h"
 #include "framework/measure/spin_clock.h"
-#include "framework/measure/start_gate.h"
-#include "framework/proc_files.h"
+#include "framework/measure/start_line.h"
 #include "framework/registry.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/rt_thread.h"
@@ -52,7 +52,7 @@ namespace {
 
 using rtgate::ParamSpec;
 
-// Spun before the first period (inside the start gate's lead): the CPU leaves idle and its caches
+// Spun before the first period (inside the start line's lead): the CPU leaves idle and its caches
 // hold the loop. Short, so that the first second's busy time stays below the RT throttle.
 constexpr std::int64_t kWarmupNs = 10'000'000;
 
@@ -92,8 +92,8 @@ void measure(const Clock& clock, const Config& c, Worker& w, rtgate::LiveStats& 
 }
 
 void thread_body(const Plan& plan, const Config& c, std::unique_ptr<Worker>* slot,
-                 rtgate::StartGate& gate, rtgate::RunContext& ctx) {
-  const std::int64_t start = gate.prepare_and_wait([&] {
+                 rtgate::StartLine& start_line, rtgate::RunContext& ctx) {
+  const std::int64_t start = start_line.prepare_and_wait([&] {
     *slot = std::make_unique<Worker>(plan.cpu,
                                      static_cast<std::size_t>(c.duration_ns / c.period_ns) + 2);
   });
@@ -204,7 +204,7 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
   for (int cpu : *cpus)
     plans.push_back({cpu, &ctx.track("cpu" + std::to_string(cpu), "cpu" + std::to_string(cpu))});
   std::vector<std::unique_ptr<Worker>> workers(plans.size());
-  rtgate::StartGate gate(static_cast<int>(plans.size()), kWarmupNs);
+  rtgate::StartLine start_line(static_cast<int>(plans.size()), kWarmupNs);
   {
     std::vector<std::unique_ptr<rtgate::rt::RtThread>> threads;
     try {
@@ -215,13 +215,13 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
             .priority = fifo ? static_cast<int>(p.get_int("priority")) : 0,
             .cpus = {plans[i].cpu}};
         threads.push_back(std::make_unique<rtgate::rt::RtThread>(
-            spec, [plan = plans[i], slot = &workers[i], &c, &gate, &ctx] {
-              thread_body(plan, c, slot, gate, ctx);
+            spec, [plan = plans[i], slot = &workers[i], &c, &start_line, &ctx] {
+              thread_body(plan, c, slot, start_line, ctx);
             }));
       }
     } catch (...) {
       ctx.request_stop();
-      gate.abandon(static_cast<int>(plans.size() - threads.size()));
+      start_line.abandon(static_cast<int>(plans.size() - threads.size()));
       throw;
     }
   }  // joins every thread

@@ -36,7 +36,7 @@
 #include "framework/measure/busy.h"
 #include "framework/measure/clock.h"
 #include "framework/measure/periodic_recorder.h"
-#include "framework/measure/start_gate.h"
+#include "framework/measure/start_line.h"
 #include "framework/measure/thread_times.h"
 #include "framework/registry.h"
 #include "framework/report/cpu_steal.h"
@@ -89,7 +89,7 @@ struct alignas(64) Task {
   rtgate::PeriodicRecorder rec;
   std::vector<Slot> slots;
   rtgate::LiveStats& live;
-  std::int64_t start_ns = 0;  // the gate's common start
+  std::int64_t start_ns = 0;  // the start line's common start
   rtgate::ThreadTimesReader times;
 };
 
@@ -230,7 +230,7 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
   std::vector<std::unique_ptr<Task>> tasks(plans.size());
   const rtgate::CpuSteal steal;
   const rtgate::StealReading steal_before = steal.read();
-  rtgate::StartGate gate(static_cast<int>(plans.size()), 1'000'000);
+  rtgate::StartLine start_line(static_cast<int>(plans.size()), 1'000'000);
   Timing tm{.period_ns = period_ns, .run_ns = p.get_int("run_ms") * 1'000'000};
   {
     std::vector<std::unique_ptr<rtgate::rt::RtThread>> threads;
@@ -240,8 +240,9 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
                                     .priority = plans[i].priority,
                                     .cpus = plans[i].born_on};
         threads.push_back(std::make_unique<rtgate::rt::RtThread>(
-            spec, [plan = &plans[i], slot = &tasks[i], &gate, &tm, periods, &ctx, duration_ns] {
-              const std::int64_t start = gate.prepare_and_wait(
+            spec,
+            [plan = &plans[i], slot = &tasks[i], &start_line, &tm, periods, &ctx, duration_ns] {
+              const std::int64_t start = start_line.prepare_and_wait(
                   [&] { *slot = std::make_unique<Task>(tm.period_ns, periods, *plan->live); });
               Timing mine = tm;
               (*slot)->start_ns = start;
@@ -252,7 +253,7 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
       }
     } catch (...) {
       ctx.request_stop();
-      gate.abandon(static_cast<int>(plans.size() - threads.size()));
+      start_line.abandon(static_cast<int>(plans.size() - threads.size()));
       throw;
     }
   }  // joins every thread
@@ -278,7 +279,7 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
     result.cases.push_back(std::move(c));
   }
 
-  // Every task got the same start from the gate.
+  // Every task got the same start from the start line.
   tm.start_ns = tasks.front()->start_ns;
   std::size_t judged = 0;
   const std::vector<Violation> found =

@@ -4,7 +4,7 @@
 #include <functional>
 #include <map>
 
-#include "exporters/gate_report.h"
+#include "exporters/gate_table.h"
 #include "exporters/html/html_text.h"
 #include "exporters/html/page_shell.h"
 #include "exporters/html/suite_section.h"
@@ -74,7 +74,7 @@ std::vector<std::string> verdict_row(const RunReport& cur, const gate::MetricVer
   return cells;
 }
 
-std::string verdict_section(const RunReport& cur, const gate::GateReport& g) {
+std::string verdict_section(const RunReport& cur, const gate::GateVerdict& g) {
   std::map<gate::Verdict, int> counts;
   std::vector<const gate::MetricVerdict*> open, all;
   for (const gate::SuiteVerdict& s : g.suites) {
@@ -187,7 +187,7 @@ const std::vector<EnvField>& env_fields() {
 }
 
 std::string environment_section(const RunReport& cur, const RunReport* base,
-                                const gate::GateReport* g) {
+                                const gate::GateVerdict* g) {
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> classes;
   for (const EnvField& f : env_fields()) {
@@ -218,7 +218,7 @@ std::string environment_section(const RunReport& cur, const RunReport* base,
   return s + table(head, rows, classes) + "</section>";
 }
 
-const gate::SuiteVerdict* suite_verdict(const gate::GateReport* g, const std::string& suite) {
+const gate::SuiteVerdict* suite_verdict(const gate::GateVerdict* g, const std::string& suite) {
   if (g == nullptr) return nullptr;
   for (const gate::SuiteVerdict& v : g->suites) {
     if (v.suite == suite) return &v;
@@ -226,7 +226,7 @@ const gate::SuiteVerdict* suite_verdict(const gate::GateReport* g, const std::st
   return nullptr;
 }
 
-std::string toc(const RunReport& cur, const gate::GateReport* g, bool history) {
+std::string toc(const RunReport& cur, const gate::GateVerdict* g, bool history) {
   std::string s = "<nav><h2>Contents</h2>" + expand_buttons() + "<ul>";
   if (g != nullptr) s += "<li><a href=\"#verdict\">Verdict</a></li>";
   if (history) s += "<li><a href=\"#history\">History</a></li>";
@@ -243,7 +243,7 @@ std::string toc(const RunReport& cur, const gate::GateReport* g, bool history) {
 
 }  // namespace
 
-std::string render_report(const RunReport& cur, const RunReport* base, const gate::GateReport* g,
+std::string render_report(const RunReport& cur, const RunReport* base, const gate::GateVerdict* g,
                           const std::string& trend_html) {
   std::string s = page_head("rtgate report: " + cur.environment.hostname + " " +
                             cur.environment.kernel_release);

@@ -26,6 +26,6 @@ namespace rtgate::html {
 // `baseline` and `gate` may be null (a report of one result); `gate` is compare(*baseline, cur).
 // `trend_html`, when given, is the host's history (trend_section.h), placed after the verdict.
 std::string render_report(const RunReport& current, const RunReport* baseline,
-                          const gate::GateReport* gate, const std::string& trend_html = "");
+                          const gate::GateVerdict* gate, const std::string& trend_html = "");
 
 }  // namespace rtgate::html

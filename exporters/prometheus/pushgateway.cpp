@@ -149,7 +149,7 @@ std::optional<PushTarget> parse_push_url(const std::string& url, std::string* wh
 }
 
 std::string push_report(const PushTarget& target, const RunReport& report,
-                        const gate::GateReport* gate, const PushOptions& options,
+                        const gate::GateVerdict* gate, const PushOptions& options,
                         const SeriesOptions& series) {
   const std::string host =
       report.environment.hostname.empty() ? "unknown" : report.environment.hostname;

@@ -38,7 +38,7 @@ struct PushOptions {
 // failure: "suite cyclic: HTTP 400: <the gateway's reply>", or the transport error and
 // "after 3 attempts".
 std::string push_report(const PushTarget& target, const RunReport& report,
-                        const gate::GateReport* gate = nullptr, const PushOptions& options = {},
+                        const gate::GateVerdict* gate = nullptr, const PushOptions& options = {},
                         const SeriesOptions& series = {});
 
 }  // namespace rtgate::prom

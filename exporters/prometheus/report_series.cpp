@@ -1,4 +1,4 @@
-#include "exporters/prometheus/prometheus_registry.h"
+#include "exporters/prometheus/report_series.h"
 
 #include <array>
 #include <cctype>
@@ -295,7 +295,7 @@ std::vector<prometheus::MetricFamily> ReportMetrics::Collect() const {
   return out;
 }
 
-void build_series(const RunReport& report, const gate::GateReport* gate,
+void build_series(const RunReport& report, const gate::GateVerdict* gate,
                   const std::string& only_suite, const SeriesOptions& options, SeriesSink& sink) {
   Families f(sink, report.environment);
   f.run_info.Set(
@@ -329,7 +329,7 @@ void build_series(const RunReport& report, const gate::GateReport* gate,
   }
 }
 
-std::shared_ptr<ReportMetrics> build_metrics(const RunReport& report, const gate::GateReport* gate,
+std::shared_ptr<ReportMetrics> build_metrics(const RunReport& report, const gate::GateVerdict* gate,
                                              const std::string& only_suite,
                                              const SeriesOptions& options) {
   auto metrics = std::make_shared<ReportMetrics>();

@@ -36,7 +36,7 @@ class SeriesSink {
 // The families and labels of METRICS.md for `report`, into `sink`: only the suite named
 // `only_suite` when it is non-empty (one Pushgateway group). `gate` adds rtgate_verdict and
 // rtgate_suite_verdict. `options` choose the histogram's buckets and per-case or per-suite series.
-void build_series(const RunReport& report, const gate::GateReport* gate,
+void build_series(const RunReport& report, const gate::GateVerdict* gate,
                   const std::string& only_suite, const SeriesOptions& options, SeriesSink& sink);
 
 // One result's families as data, built without a prometheus-cpp Registry (at 10,000 cases its
@@ -56,7 +56,7 @@ class ReportMetrics : public prometheus::Collectable, public SeriesSink {
 
 // build_series() into a ReportMetrics.
 std::shared_ptr<ReportMetrics> build_metrics(const RunReport& report,
-                                             const gate::GateReport* gate = nullptr,
+                                             const gate::GateVerdict* gate = nullptr,
                                              const std::string& only_suite = "",
                                              const SeriesOptions& options = {});
 

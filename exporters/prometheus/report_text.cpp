@@ -53,7 +53,7 @@ std::string ReportText::str() const {
   return out;
 }
 
-ReportText build_text(const RunReport& report, const gate::GateReport* gate,
+ReportText build_text(const RunReport& report, const gate::GateVerdict* gate,
                       const std::string& only_suite, const SeriesOptions& options) {
   ReportText text;
   build_series(report, gate, only_suite, options, text);

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "exporters/prometheus/prometheus_registry.h"
+#include "exporters/prometheus/report_series.h"
 
 namespace rtgate::prom {
 
@@ -40,7 +40,7 @@ class ReportText : public SeriesSink {
 };
 
 // build_series() into a ReportText.
-ReportText build_text(const RunReport& report, const gate::GateReport* gate = nullptr,
+ReportText build_text(const RunReport& report, const gate::GateVerdict* gate = nullptr,
                       const std::string& only_suite = "", const SeriesOptions& options = {});
 
 }  // namespace rtgate::prom

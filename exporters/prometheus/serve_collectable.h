@@ -1,4 +1,4 @@
-// What `rtgate serve` exposes at /metrics: the latest result's families (prometheus_registry.h),
+// What `rtgate serve` exposes at /metrics: the latest result's families (report_series.h),
 // plus live gauges read from the running suite's tracked counters at scrape time (samples so far
 // and max so far per measuring thread), whether a run is in progress, and a run counter.
 //

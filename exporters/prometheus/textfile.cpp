@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "exporters/prometheus/report_text.h"
-#include "framework/output_file.h"
+#include "framework/io/output_file.h"
 
 namespace rtgate::prom {
 
@@ -17,7 +17,7 @@ std::string check_textfile_dir(const std::string& dir) {
 }
 
 std::string write_textfile(const std::string& dir, const RunReport& report,
-                           const gate::GateReport* gate, const SeriesOptions& options) {
+                           const gate::GateVerdict* gate, const SeriesOptions& options) {
   const std::string path = (std::filesystem::path(dir) / kTextfileName).string();
   const ReportText text = build_text(report, gate, "", options);
   return write_output(path, text.pieces());

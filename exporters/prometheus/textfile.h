@@ -18,7 +18,7 @@ std::string check_textfile_dir(const std::string& dir);
 
 // Writes DIR/rtgate.prom. Returns "" or a one-line error.
 std::string write_textfile(const std::string& dir, const RunReport& report,
-                           const gate::GateReport* gate = nullptr,
+                           const gate::GateVerdict* gate = nullptr,
                            const SeriesOptions& options = {});
 
 }  // namespace rtgate::prom

@@ -1,8 +1,8 @@
 // cpu:N — N SCHED_OTHER busy threads, unpinned: the plain "the machine is busy" competitor.
 #include <cstdint>
 
-#include "framework/load/load_registry.h"
-#include "framework/load/workers.h"
+#include "framework/background_load/load_registry.h"
+#include "framework/background_load/workers.h"
 #include "framework/workload/fast_rand.h"
 
 namespace rtgate::load {

@@ -12,8 +12,8 @@
 #include <cstring>
 #include <filesystem>
 
-#include "framework/load/load_registry.h"
-#include "framework/load/workers.h"
+#include "framework/background_load/load_registry.h"
+#include "framework/background_load/workers.h"
 
 namespace rtgate::load {
 namespace {

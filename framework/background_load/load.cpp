@@ -1,8 +1,8 @@
-#include "framework/load/load.h"
+#include "framework/background_load/load.h"
 
 #include <utility>
 
-#include "framework/load/load_registry.h"
+#include "framework/background_load/load_registry.h"
 #include "framework/text/strings.h"
 
 namespace rtgate::load {

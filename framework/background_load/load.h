@@ -3,7 +3,7 @@
 // Each load reports what it really did (ops and ops/s), so a result shows the load that was
 // applied rather than the one that was asked for. Every load stops promptly (well under a second)
 // and uses no RT priority unless it is the `rt` kind. Kinds register themselves
-// (framework/load/load_registry.h); this header knows none of them.
+// (framework/background_load/load_registry.h); this header knows none of them.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "framework/load/load_registry.h"
+#include "framework/background_load/load_registry.h"
 
 #include <algorithm>
 #include <charconv>

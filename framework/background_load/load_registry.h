@@ -2,8 +2,8 @@
 //
 //   RTGATE_LOAD_KIND(cpu, {.name = "cpu", .usage = "cpu[:N]", .help = "...", .make = &make});
 //
-// The kind files (framework/load/*_load.cpp) are built as an OBJECT library, rtgate_load_kinds,
-// so that the linker keeps their registrations although nothing references them.
+// The kind files (framework/background_load/*_load.cpp) are built as an OBJECT library,
+// rtgate_load_kinds, so that the linker keeps their registrations although nothing references them.
 #pragma once
 
 #include <functional>
@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "framework/load/load.h"
+#include "framework/background_load/load.h"
 
 namespace rtgate::load {
 

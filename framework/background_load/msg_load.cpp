@@ -8,8 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "framework/load/load_registry.h"
-#include "framework/load/workers.h"
+#include "framework/background_load/load_registry.h"
+#include "framework/background_load/workers.h"
 
 namespace rtgate::load {
 namespace {

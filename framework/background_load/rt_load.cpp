@@ -5,8 +5,8 @@
 
 #include <cstdio>
 
-#include "framework/load/load_registry.h"
-#include "framework/load/workers.h"
+#include "framework/background_load/load_registry.h"
+#include "framework/background_load/workers.h"
 #include "framework/measure/clock.h"
 #include "framework/rt/cpu_list.h"
 

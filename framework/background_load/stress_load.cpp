@@ -14,9 +14,9 @@
 #include <filesystem>
 #include <sstream>
 
-#include "framework/load/load_registry.h"
+#include "framework/background_load/load_registry.h"
+#include "framework/io/proc_files.h"
 #include "framework/measure/clock.h"
-#include "framework/proc_files.h"
 #include "framework/text/strings.h"
 
 extern char** environ;

@@ -1,4 +1,4 @@
-#include "framework/load/workers.h"
+#include "framework/background_load/workers.h"
 
 #include "framework/measure/clock.h"
 

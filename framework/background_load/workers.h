@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "framework/load/load.h"
+#include "framework/background_load/load.h"
 #include "framework/rt/rt_thread.h"
 
 namespace rtgate::load {

@@ -237,7 +237,7 @@ std::vector<bool> holm(const std::vector<MetricVerdict*>& rows, bool worse, int 
   return rejected;
 }
 
-void decide_all(GateReport& g, const Policy& policy) {
+void decide_all(GateVerdict& g, const Policy& policy) {
   std::vector<MetricVerdict*> rows;
   for (SuiteVerdict& s : g.suites) {
     for (MetricVerdict& m : s.metrics) {
@@ -264,7 +264,7 @@ void decide_all(GateReport& g, const Policy& policy) {
 
 // The current case's trace analyses, as lines on each of its latency verdicts that did not come
 // out unchanged: the cause arrives with the regression. Evidence only, after every verdict.
-void attach_trace_evidence(GateReport& g, const RunReport& cur) {
+void attach_trace_evidence(GateVerdict& g, const RunReport& cur) {
   for (SuiteVerdict& sv : g.suites) {
     const SuiteResult* cs = cur.find(sv.suite);
     if (cs == nullptr) continue;
@@ -287,14 +287,14 @@ std::string incompleteness(const RunReport& cur) {
 
 }  // namespace
 
-GateReport compare(const RunReport& base, const RunReport& cur, const Policy& policy) {
+GateVerdict compare(const RunReport& base, const RunReport& cur, const Policy& policy) {
   NoiseModel noise;
   noise.set_environment(base.environment, cur.environment);
   return compare({&base}, cur, policy, noise);
 }
 
-GateReport compare(const std::vector<const RunReport*>& given_base, const RunReport& given_cur,
-                   const Policy& policy, const NoiseModel& noise) {
+GateVerdict compare(const std::vector<const RunReport*>& given_base, const RunReport& given_cur,
+                    const Policy& policy, const NoiseModel& noise) {
   const StealMatched steal = policy.allow_contaminated
                                  ? StealMatched{}
                                  : match_steal(given_base, given_cur, policy.max_steal_pct);
@@ -305,7 +305,7 @@ GateReport compare(const std::vector<const RunReport*>& given_base, const RunRep
   }
   const RunReport& cur = steal.applied ? steal.cur : given_cur;
   const RunReport& base = *base_sessions.front();
-  GateReport g;
+  GateVerdict g;
   g.alpha = policy.alpha;
   g.looks = policy.looks;
   g.look_alpha = policy.alpha * policy.looks.share();

@@ -3,7 +3,7 @@
 //   RunReport base = read_report_file("base.json"), cur = read_report_file("cur.json");
 //   Policy policy = load_policy("gate.yaml");                 // or Policy{} for the defaults
 //   if (auto err = validate_policy(policy, base, cur); !err.empty()) { /* exit 2 */ }
-//   GateReport g = compare(base, cur, policy);
+//   GateVerdict g = compare(base, cur, policy);
 //   return exit_code(g, fail_on_inconclusive);
 //
 // The replicate is the session (session_noise.h): the change's variance has a term for each
@@ -15,7 +15,7 @@
 // the gate's multiplicity step: Holm over the judged metrics in a family of max(family_size,
 // judged) at alpha / looks (alpha_scope gate), or each metric at alpha / looks (metric).
 // Then, per suite: differing parameters or loads make its verdicts inconclusive (listed in
-// GateReport::incomparable) unless allow_env_mismatch; interference on either side (foreign RT
+// GateVerdict::incomparable) unless allow_env_mismatch; interference on either side (foreign RT
 // threads, RT throttling) makes them inconclusive unless allow_contaminated; host steal is
 // weighed run by run first (steal_matching.h); a current run that failed or errored is
 // regressed, one that was inconclusive (a functional check the host kept from judging) is
@@ -33,12 +33,12 @@
 namespace rtgate::gate {
 
 // One baseline session and the default session noise (or none when both are one session).
-GateReport compare(const RunReport& base, const RunReport& cur, const Policy& policy = {});
+GateVerdict compare(const RunReport& base, const RunReport& cur, const Policy& policy = {});
 
 // Several baseline sessions (the first is primary: its suites and environment are what current is
 // paired with and checked against; the others add their runs as further sessions), and the
 // session noise learned from the host's history (NoiseModel::from_sessions).
-GateReport compare(const std::vector<const RunReport*>& base_sessions, const RunReport& cur,
-                   const Policy& policy, const NoiseModel& noise);
+GateVerdict compare(const std::vector<const RunReport*>& base_sessions, const RunReport& cur,
+                    const Policy& policy, const NoiseModel& noise);
 
 }  // namespace rtgate::gate

@@ -49,4 +49,22 @@ double change_pct(double baseline, double current) {
   return 100.0 * (current - baseline) / std::fabs(baseline);
 }
 
+namespace {
+
+std::string signed_num(double v) { return (v >= 0 ? "+" : "") + num(v); }
+
+}  // namespace
+
+std::string effect(const MetricVerdict& m) {
+  if (std::isnan(m.effect)) return "-";
+  const std::string ci =
+      std::isfinite(m.effect_low) ? " " + interval(m.effect_low, m.effect_high, false) : "";
+  return m.ratio ? "x" + num(m.effect) + ci : signed_num(m.effect) + "/run" + ci;
+}
+
+std::string detectable(const MetricVerdict& m) {
+  if (!std::isfinite(m.detectable)) return "-";
+  return m.ratio ? "x" + num(m.detectable) : signed_num(m.detectable) + "/run";
+}
+
 }  // namespace rtgate::gate::fmt

@@ -41,7 +41,7 @@ std::vector<const Metric*> in_sessions(const Pending& p, const MetricVerdict& v,
 
 }  // namespace
 
-void judge_pending(GateReport& g, const std::vector<Pending>& pending, const JudgeContext& ctx) {
+void judge_pending(GateVerdict& g, const std::vector<Pending>& pending, const JudgeContext& ctx) {
   const std::vector<const RunReport*>& sessions = *ctx.sessions;
   const NoiseModel& noise = *ctx.noise;
   const bool one_session = ctx.one_session;

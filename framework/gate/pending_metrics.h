@@ -14,7 +14,7 @@
 namespace rtgate::gate {
 
 // A metric on both sides, waiting to be judged once the variance priors are known: its row in
-// GateReport::suites[suite].metrics.
+// GateVerdict::suites[suite].metrics.
 struct Pending {
   std::size_t suite, row;
   const Metric* base;  // in the primary baseline session
@@ -31,6 +31,6 @@ struct JudgeContext {
   double look_share = 1;
 };
 
-void judge_pending(GateReport& g, const std::vector<Pending>& pending, const JudgeContext& ctx);
+void judge_pending(GateVerdict& g, const std::vector<Pending>& pending, const JudgeContext& ctx);
 
 }  // namespace rtgate::gate

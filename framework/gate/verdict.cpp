@@ -46,7 +46,7 @@ int severity(Verdict verdict) {
 
 Verdict worst(Verdict a, Verdict b) { return severity(b) > severity(a) ? b : a; }
 
-int exit_code(const GateReport& report, bool fail_on_inconclusive) {
+int exit_code(const GateVerdict& report, bool fail_on_inconclusive) {
   switch (report.overall) {
     case Verdict::kRegressed:
       return kExitFailed;
@@ -58,7 +58,7 @@ int exit_code(const GateReport& report, bool fail_on_inconclusive) {
   }
 }
 
-std::vector<std::string> GateReport::open_metrics() const {
+std::vector<std::string> GateVerdict::open_metrics() const {
   std::vector<std::string> out;
   for (const SuiteVerdict& s : suites) {
     for (const MetricVerdict& m : s.metrics) {
@@ -70,7 +70,7 @@ std::vector<std::string> GateReport::open_metrics() const {
   return out;
 }
 
-std::vector<std::string> GateReport::open_suites() const {
+std::vector<std::string> GateVerdict::open_suites() const {
   std::vector<std::string> out;
   for (const SuiteVerdict& s : suites) {
     if (!s.gated) continue;

@@ -109,7 +109,7 @@ struct SuiteVerdict {
   bool gated = true;  // false for a suite only current has (or skipped in baseline): not counted
 };
 
-struct GateReport {
+struct GateVerdict {
   std::vector<SuiteVerdict> suites;
   // The worst gated suite verdict; kInconclusive whenever environment_mismatch holds (the per-suite
   // verdicts stay as measured, so the output still shows them).
@@ -137,6 +137,6 @@ struct GateReport {
 
 // DESIGN.md's exit codes: 1 regressed; 3 inconclusive or missing (1 with fail_on_inconclusive,
 // for a CI job that must not pass on data that cannot tell); 0 unchanged and improved.
-int exit_code(const GateReport& report, bool fail_on_inconclusive);
+int exit_code(const GateVerdict& report, bool fail_on_inconclusive);
 
 }  // namespace rtgate::gate

@@ -1,4 +1,4 @@
-#include "framework/atomic_file.h"
+#include "framework/io/atomic_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

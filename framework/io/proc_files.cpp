@@ -1,4 +1,4 @@
-#include "framework/proc_files.h"
+#include "framework/io/proc_files.h"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -3,8 +3,8 @@
 #include <limits>
 #include <sstream>
 
+#include "framework/io/proc_files.h"
 #include "framework/measure/clock.h"
-#include "framework/proc_files.h"
 
 namespace rtgate {
 namespace {

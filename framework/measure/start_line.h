@@ -1,4 +1,4 @@
-// StartGate: the common start of a case's measuring threads, fixed when the last of them is
+// StartLine: the common start of a case's measuring threads, fixed when the last of them is
 // running rather than before they were created. Under load, creating threads can take longer
 // than any fixed lead, and a start time fixed in advance would hand the first sample that delay.
 // Each thread calls arrive_and_wait() first thing; the last to arrive sets the start to `lead_ns`
@@ -21,9 +21,9 @@
 
 namespace rtgate {
 
-class StartGate {
+class StartLine {
  public:
-  StartGate(int threads, std::int64_t lead_ns)
+  StartLine(int threads, std::int64_t lead_ns)
       : lead_ns_(lead_ns), barrier_(threads, Completion{this}) {}
 
   std::int64_t arrive_and_wait() {
@@ -32,7 +32,7 @@ class StartGate {
   }
 
   // Runs `prepare` on the calling thread, then arrives. If `prepare` throws, the thread drops
-  // out of the gate (the others are not held) and the exception propagates: RtThread records it
+  // out of the start (the others are not held) and the exception propagates: RtThread records it
   // and the run stops.
   template <class Prepare>
   std::int64_t prepare_and_wait(Prepare&& prepare) {
@@ -52,9 +52,9 @@ class StartGate {
 
  private:
   struct Completion {
-    StartGate* gate;
+    StartLine* line;
     void operator()() noexcept {
-      gate->start_ns_.store(monotonic_ns() + gate->lead_ns_, std::memory_order_release);
+      line->start_ns_.store(monotonic_ns() + line->lead_ns_, std::memory_order_release);
     }
   };
   std::int64_t lead_ns_;

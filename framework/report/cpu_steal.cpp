@@ -8,11 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
-
-#include "framework/proc_files.h"
+#include "framework/io/proc_files.h"
+#include "framework/report/hypervisor_cpuid.h"
 #include "framework/report/kernel_config.h"
 
 namespace rtgate {
@@ -74,23 +71,8 @@ bool cpu_has_hypervisor_flag() {
   return line.find(" hypervisor ") != std::string::npos;
 }
 
-// KVM's CPUID leaves: signature "KVMKVMKVM" at 0x40000000, feature bits at 0x40000001, of which
-// bit 5 is KVM_FEATURE_STEAL_TIME (Documentation/virt/kvm/x86/cpuid.rst).
-bool kvm_advertises_steal_time() {
-#if defined(__x86_64__) || defined(__i386__)
-  unsigned a = 0, b = 0, c = 0, d = 0;
-  __cpuid(0x40000000U, a, b, c, d);
-  char sig[13] = {};
-  std::memcpy(sig, &b, 4);
-  std::memcpy(sig + 4, &c, 4);
-  std::memcpy(sig + 8, &d, 4);
-  if (std::string_view(sig).rfind("KVMKVMKVM", 0) != 0 || a < 0x40000001U) return false;
-  __cpuid(0x40000001U, a, b, c, d);
-  return (a & (1U << 5)) != 0;
-#else
-  return false;
-#endif
-}
+// KVM_FEATURE_STEAL_TIME is bit 5 of KVM's feature leaf (Documentation/virt/kvm/x86/cpuid.rst).
+bool kvm_advertises_steal_time() { return (cpuid::kvm_features() & (1U << 5)) != 0; }
 
 std::string running_release() {
   utsname u{};

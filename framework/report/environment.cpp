@@ -17,11 +17,8 @@
 #include <string_view>
 #include <vector>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#endif
-
-#include "framework/proc_files.h"
+#include "framework/io/proc_files.h"
+#include "framework/report/hypervisor_cpuid.h"
 #include "framework/report/kernel_config.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/rt_checks.h"
@@ -128,14 +125,7 @@ void detect_preempt_model(Environment& env) {
 }
 
 std::string cpuid_hypervisor_vendor() {
-#if defined(__x86_64__) || defined(__i386__)
-  unsigned a = 0, b = 0, c = 0, d = 0;
-  __cpuid(0x40000000U, a, b, c, d);
-  char raw[13] = {};
-  std::memcpy(raw, &b, 4);
-  std::memcpy(raw + 4, &c, 4);
-  std::memcpy(raw + 8, &d, 4);
-  const std::string vendor(text::trim(raw));
+  const std::string vendor(text::trim(cpuid::hypervisor_leaf().signature));
   if (vendor.rfind("KVMKVMKVM", 0) == 0) return "KVM";
   if (vendor == "Microsoft Hv") return "Hyper-V";
   if (vendor == "VMwareVMware") return "VMware";
@@ -144,9 +134,6 @@ std::string cpuid_hypervisor_vendor() {
   bool printable = !vendor.empty();
   for (char ch : vendor) printable = printable && std::isprint(static_cast<unsigned char>(ch));
   return printable ? vendor : "";
-#else
-  return "";
-#endif
 }
 
 std::string detect_hypervisor(std::string_view cpuinfo) {

@@ -16,7 +16,7 @@
 #include <string_view>
 #include <utility>
 
-#include "framework/proc_files.h"
+#include "framework/io/proc_files.h"
 #include "framework/report/cpu_steal.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/sched_policy.h"

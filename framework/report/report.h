@@ -16,7 +16,7 @@
 #include <variant>
 #include <vector>
 
-#include "framework/load/load.h"
+#include "framework/background_load/load.h"
 #include "framework/measure/latency_histogram.h"
 #include "framework/report/environment.h"
 #include "framework/report/hygiene.h"

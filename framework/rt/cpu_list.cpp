@@ -9,7 +9,7 @@
 #include <iterator>
 #include <sstream>
 
-#include "framework/proc_files.h"
+#include "framework/io/proc_files.h"
 #include "framework/text/strings.h"
 
 namespace rtgate::rt {

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "framework/proc_files.h"
+#include "framework/io/proc_files.h"
 
 namespace rtgate::rt {
 

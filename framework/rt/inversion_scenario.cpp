@@ -11,9 +11,9 @@
 #include <memory>
 #include <optional>
 
+#include "framework/io/proc_files.h"
 #include "framework/measure/busy.h"
 #include "framework/measure/thread_times.h"
-#include "framework/proc_files.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/rt_thread.h"
 

@@ -6,8 +6,8 @@
 #include <charconv>
 #include <cstdlib>
 
+#include "framework/io/proc_files.h"
 #include "framework/measure/clock.h"
-#include "framework/proc_files.h"
 #include "framework/text/strings.h"
 
 namespace rtgate::rt {

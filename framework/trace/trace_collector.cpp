@@ -147,6 +147,11 @@ void TraceCollector::add(TraceEvent e) {
         tep_register_comm(tep_, comm->c_str(), pid);
       }
     }
+    for (auto [pid, prio] : {std::pair{e.pid, e.prio}, std::pair{e.pid2, e.prio2}}) {
+      if (pid > 0 && prio >= 0 && prio < 100 && !rt_policies_.contains(pid)) {
+        rt_policies_[pid] = policy_of_live_task(pid);
+      }
+    }
   }
   if (options_.locks) contention_.add(e);
   cfs_while_rt_.add(e);
@@ -237,7 +242,14 @@ void TraceCollector::on_marker(int n, Cpu& cpu, const Marker& m) {
     if (e.ts > m.ts) break;
     events.push_back(&e);
   }
-  SampleAnalysis a = analyze_sample(m, events, cpu.current_before, &policy_of_live_task,
+  const PolicyOf policy_of = [this](pid_t pid) {
+    std::string policy = policy_of_live_task(pid);
+    if (const auto seen = rt_policies_.find(pid); policy.empty() && seen != rt_policies_.end()) {
+      policy = seen->second;
+    }
+    return policy;
+  };
+  SampleAnalysis a = analyze_sample(m, events, cpu.current_before, policy_of,
                                     window_steal(n, m.deadline_ns, m.ts));
   a.excerpt = excerpt(cpu, m);
   a.trigger = !worst ? "threshold" : m.is_break ? "break" : "worst";

@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -114,6 +115,9 @@ class TraceCollector {
   EventDecoder decoder_;
   std::map<int, Cpu> cpus_;
   std::unordered_set<int> comms_registered_;
+  // The policy of each RT task as first seen running, read while it lived: a task gone by the
+  // time its sample is analysed (a --load thread, stopped before the last drain) keeps its name.
+  std::unordered_map<int, std::string> rt_policies_;
   std::deque<StealRead> steal_reads_;
   ContentionCounter contention_;
   CfsWhileRt cfs_while_rt_;

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <utility>
 
-#include "framework/proc_files.h"
+#include "framework/io/proc_files.h"
 
 namespace rtgate::workload {
 

@@ -5,7 +5,7 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "framework/load/workers.h"
+#include "framework/background_load/workers.h"
 #include "framework/measure/clock.h"
 
 namespace rtgate::workload {

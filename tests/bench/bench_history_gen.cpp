@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "exporters/json_exporter.h"
+#include "results/result_json.h"
 #include "tests/bench/scale_layout.h"
 
 namespace {
@@ -146,7 +146,7 @@ int main(int argc, char** argv) {
     const fs::path dir = a.dir / r.environment.kernel_release;
     fs::create_directories(dir);
     const fs::path file = dir / (stamp + (a.gz ? ".json.gz" : ".json"));
-    if (const std::string why = rtgate::JsonExporter(file.string()).write(r); !why.empty()) {
+    if (const std::string why = rtgate::write_result_file(file.string(), r); !why.empty()) {
       std::fprintf(stderr, "bench_history_gen: %s: %s\n", file.c_str(), why.c_str());
       return 1;
     }

@@ -26,9 +26,9 @@
 #include <vector>
 
 #include "exporters/history_report.h"
-#include "exporters/json_exporter.h"
-#include "exporters/result_from_dom.h"
 #include "framework/gate/history_judge.h"
+#include "results/result_from_dom.h"
+#include "results/result_json.h"
 
 namespace {
 

@@ -14,9 +14,9 @@
 #include <string>
 
 #include "exporters/html/html_report.h"
-#include "exporters/json_exporter.h"
 #include "framework/gate/compare.h"
-#include "framework/output_file.h"
+#include "framework/io/output_file.h"
+#include "results/result_json.h"
 #include "tests/bench/scale_layout.h"
 #include "tests/unit/gate_sim.h"
 
@@ -51,8 +51,8 @@ int main(int argc, char** argv) {
   }
   std::size_t cases = 0;
   for (const auto& s : cur.suites) cases += s.cases.size();
-  rtgate::JsonExporter((dir / "base.json").string()).write(base);
-  rtgate::JsonExporter((dir / "cur.json").string()).write(cur);
+  rtgate::write_result_file((dir / "base.json").string(), base);
+  rtgate::write_result_file((dir / "cur.json").string(), cur);
   base = cur = {};
   std::printf("%zu cases a side; JSON %.1f MB a side\n", cases,
               static_cast<double>(fs::file_size(dir / "cur.json")) / 1e6);
@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
   const rtgate::RunReport b = rtgate::read_report_file((dir / "base.json").string());
   const rtgate::RunReport c = rtgate::read_report_file((dir / "cur.json").string());
   const auto t1 = Clock::now();
-  const rtgate::gate::GateReport g = rtgate::gate::compare(b, c);
+  const rtgate::gate::GateVerdict g = rtgate::gate::compare(b, c);
   const auto t2 = Clock::now();
   const std::string page = rtgate::html::render_report(c, &b, &g);
   const auto t3 = Clock::now();

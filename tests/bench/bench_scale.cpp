@@ -28,15 +28,15 @@
 #include <string>
 #include <vector>
 
-#include "exporters/gate_report.h"
-#include "exporters/json_exporter.h"
+#include "exporters/gate_table.h"
 #include "exporters/junit_exporter.h"
-#include "exporters/prometheus/prometheus_registry.h"
 #include "exporters/prometheus/pushgateway.h"
+#include "exporters/prometheus/report_series.h"
 #include "exporters/prometheus/report_text.h"
 #include "exporters/prometheus/series_options.h"
 #include "framework/gate/compare.h"
-#include "framework/output_file.h"
+#include "framework/io/output_file.h"
+#include "results/result_json.h"
 #include "tests/bench/scale_layout.h"
 
 extern char** environ;
@@ -94,7 +94,7 @@ int run_phase(const std::vector<std::string>& a) {
                               : rtgate::bench::board(cases, runs);
     figure("generate_s", since(t0));
     t0 = Clock::now();
-    const std::string w = rtgate::JsonExporter(a.at(1)).write(r);
+    const std::string w = rtgate::write_result_file(a.at(1), r);
     figure("op_s", since(t0));
     if (!w.empty()) return std::fprintf(stderr, "write: %s\n", w.c_str()), 1;
     return 0;
@@ -110,7 +110,7 @@ int run_phase(const std::vector<std::string>& a) {
     const auto c = load_timed(a.at(1), "load_cur_s");
     figure("resident_loaded_mb", resident_mb());
     const auto t0 = Clock::now();
-    const rtgate::gate::GateReport g = rtgate::gate::compare(b, c);
+    const rtgate::gate::GateVerdict g = rtgate::gate::compare(b, c);
     figure("gate_s", since(t0));
     figure("resident_gated_mb", resident_mb());
     const auto t1 = Clock::now();

@@ -5,8 +5,8 @@
 // two runs of one session.
 #include <string_view>
 
-#include "exporters/json_exporter.h"
 #include "importers/import_files.h"
+#include "results/result_json.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,6 +1,6 @@
 // libFuzzer target: the `--load SPEC` parser with the real load kinds (parsed, never started).
 // Any input is a LoadSet or nullopt with a one-line error.
-#include "framework/load/load.h"
+#include "framework/background_load/load.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,17 +1,18 @@
 // libFuzzer target: the result loader (report_from_bytes, behind read_report_file: `rtgate gate`,
-// `compare`, `export` and `run --baseline`), plain JSON or gzip. Any input is either a RunReport or a JsonError (not
-// JSON, not a result, malformed); anything else escaping, or UB under the sanitizers, is a
-// finding. An accepted result must survive a write and re-read (what `run -o` then `gate` does).
+// `compare`, `export` and `run --baseline`), plain JSON or gzip. Any input is either a RunReport or
+// a JsonError (not JSON, not a result, malformed); anything else escaping, or UB under the
+// sanitizers, is a finding. An accepted result must survive a write and re-read (what `run -o` then
+// `gate` does).
 #include <string_view>
 
-#include "exporters/json_exporter.h"
+#include "results/result_json.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   rtgate::RunReport report;
   try {
-    report = rtgate::report_from_bytes(
-        std::string_view(reinterpret_cast<const char*>(data), size), "input");
+    report = rtgate::report_from_bytes(std::string_view(reinterpret_cast<const char*>(data), size),
+                                       "input");
   } catch (const rtgate::JsonError&) {
     return 0;
   }

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "exporters/json_exporter.h"
+#include "results/result_json.h"
 #include "tests/integration/process.h"
 
 namespace rtgate::test {

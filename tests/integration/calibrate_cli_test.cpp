@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <set>
 
-#include "exporters/json_exporter.h"
 #include "framework/gate/policy.h"
 #include "framework/rt/rt_checks.h"
+#include "results/result_json.h"
 #include "tests/integration/process.h"
 
 namespace rtgate::test {

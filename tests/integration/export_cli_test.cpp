@@ -10,7 +10,7 @@
 #include <random>
 #include <set>
 
-#include "exporters/json_exporter.h"
+#include "results/result_json.h"
 #include "tests/integration/process.h"
 #include "tests/integration/prom_servers.h"
 #include "tests/unit/gate_sim.h"
@@ -42,7 +42,7 @@ std::string result(const TempDir& dir, const std::string& name, std::uint64_t se
   r.environment.hostname = "exportbox";
   r.finished_at = "2026-12-02T01:00:00Z";
   const std::string path = dir.file(name);
-  EXPECT_EQ(JsonExporter(path).write(r), "");
+  EXPECT_EQ(write_result_file(path, r), "");
   return path;
 }
 
@@ -66,8 +66,8 @@ TEST(ExportCli, EveryLocalExporterFromAStoredResult) {
 TEST(ExportCli, ACompressedResultIsReadAsThePlainOne) {
   TempDir dir;
   const RunReport report = read_report_file(result(dir, "cur.json", 1));
-  ASSERT_EQ(JsonExporter(dir.file("cur.json.gz")).write(report), "");
-  ASSERT_EQ(JsonExporter(dir.file("base.json.gz")).write(report), "");
+  ASSERT_EQ(write_result_file(dir.file("cur.json.gz"), report), "");
+  ASSERT_EQ(write_result_file(dir.file("base.json.gz"), report), "");
   EXPECT_LT(std::filesystem::file_size(dir.file("cur.json.gz")) * 3,
             std::filesystem::file_size(dir.file("cur.json")));
   auto r = run_rtgate({"export", dir.file("cur.json"), "--textfile", dir.path()});
@@ -188,7 +188,7 @@ TEST(ExportCli, AnyHostNameIsOneGroupAndARefusalSaysWhy) {
   RunReport report = read_report_file(result(dir, "cur.json", 1));
   report.environment.hostname = "lab/board 7%";
   const std::string odd = dir.file("odd.json");
-  ASSERT_EQ(JsonExporter(odd).write(report), "");
+  ASSERT_EQ(write_result_file(odd, report), "");
   const LoopbackListener serve;
   PrometheusStack stack(serve.port(),
                         std::string(RTGATE_SOURCE_DIR) + "/exporters/prometheus/rules.yml");
@@ -212,7 +212,7 @@ TEST(ExportCli, AnyHostNameIsOneGroupAndARefusalSaysWhy) {
 
   // Another job's group holds rtgate_run_info as a counter: the gateway refuses rtgate's gauge.
   std::ofstream(dir.file("counter.prom")) << "# TYPE rtgate_run_info counter\n"
-                                              "rtgate_run_info{host=\"x\"} 1\n";
+                                             "rtgate_run_info{host=\"x\"} 1\n";
   const LoopbackListener serve2;
   PrometheusStack fresh(serve2.port(),
                         std::string(RTGATE_SOURCE_DIR) + "/exporters/prometheus/rules.yml");

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "exporters/json_exporter.h"
+#include "results/result_json.h"
 #include "tests/integration/process.h"
 
 namespace rtgate::test {
@@ -67,7 +67,7 @@ struct Files {
   TempDir dir;
   std::string write(const std::string& name, const RunReport& r) {
     const std::string path = dir.file(name);
-    EXPECT_EQ(JsonExporter(path).write(r), "");
+    EXPECT_EQ(write_result_file(path, r), "");
     return path;
   }
 };

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "exporters/gzip_codec.h"
+#include "results/gzip_codec.h"
 #include "tests/integration/fs_fixtures.h"
 #include "tests/integration/process.h"
 

@@ -14,7 +14,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "framework/proc_files.h"
+#include "framework/io/proc_files.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/rt_checks.h"
 #include "tests/integration/fs_fixtures.h"

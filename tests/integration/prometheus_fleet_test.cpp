@@ -16,9 +16,9 @@
 #include <utility>
 #include <vector>
 
-#include "exporters/json_exporter.h"
 #include "exporters/prometheus/pushgateway.h"
 #include "framework/rt/rt_checks.h"
+#include "results/result_json.h"
 #include "tests/integration/fleet_reports.h"
 #include "tests/integration/fs_fixtures.h"
 #include "tests/integration/process.h"

@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "exporters/gzip_codec.h"
 #include "framework/rt/rt_checks.h"
+#include "results/gzip_codec.h"
 #include "tests/integration/fs_fixtures.h"
 #include "tests/integration/process.h"
 

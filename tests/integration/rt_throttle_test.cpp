@@ -19,12 +19,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
-#include <fstream>
-
+#include "framework/io/proc_files.h"
 #include "framework/measure/clock.h"
-#include "framework/proc_files.h"
 #include "framework/rt/rt_checks.h"
 #include "tests/integration/fs_fixtures.h"
 #include "tests/integration/process.h"
@@ -96,9 +95,7 @@ pid_t start_fifo_hog(const RtGroup& group, double seconds) {
   return pid;
 }
 
-nlohmann::json hygiene_of(const std::string& path) {
-  return read_json(path)["suites"][0];
-}
+nlohmann::json hygiene_of(const std::string& path) { return read_json(path)["suites"][0]; }
 
 TEST(RtThrottle, AFifoHogThrottledOnCpu0ContaminatesTheSuiteAndNamesTheCpu) {
   if (const std::string why = rt::probe_sched_fifo(); !why.empty()) GTEST_SKIP() << why;
@@ -110,8 +107,8 @@ TEST(RtThrottle, AFifoHogThrottledOnCpu0ContaminatesTheSuiteAndNamesTheCpu) {
   // 4.5 s of hog around a 3.5 s run: at least two whole 1 s periods of it fall inside the run.
   const pid_t hog = start_fifo_hog(group, 4.5);
   ASSERT_GT(hog, 0);
-  const auto r = run_rtgate({"run", "cyclic", "-p", "cpus=0", "--duration", "3.5",
-                             "--no-progress", "-o", dir.file("r.json")});
+  const auto r = run_rtgate({"run", "cyclic", "-p", "cpus=0", "--duration", "3.5", "--no-progress",
+                             "-o", dir.file("r.json")});
   kill(hog, SIGKILL);
   int status = 0;
   waitpid(hog, &status, 0);
@@ -128,8 +125,8 @@ TEST(RtThrottle, AFifoHogThrottledOnCpu0ContaminatesTheSuiteAndNamesTheCpu) {
   bool named = false;
   for (const auto& reason : suite["contaminated_reasons"]) {
     const std::string s = reason;
-    named = named || (s.find("RT throttling") != std::string::npos &&
-                      s.find("CPU 0") != std::string::npos);
+    named = named ||
+            (s.find("RT throttling") != std::string::npos && s.find("CPU 0") != std::string::npos);
   }
   EXPECT_TRUE(named) << suite["contaminated_reasons"].dump();
 }
@@ -138,8 +135,8 @@ TEST(RtThrottle, ARunWithoutAnRtHogSeesNoThrottling) {
   if (const std::string why = rt::probe_sched_fifo(); !why.empty()) GTEST_SKIP() << why;
   if (const std::string why = debug_file_or_skip_reason(); !why.empty()) GTEST_SKIP() << why;
   TempDir dir;
-  const auto r = run_rtgate(
-      {"run", "cyclic", "--duration", "2", "--no-progress", "-o", dir.file("r.json")});
+  const auto r =
+      run_rtgate({"run", "cyclic", "--duration", "2", "--no-progress", "-o", dir.file("r.json")});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto suite = hygiene_of(dir.file("r.json"));
   EXPECT_EQ(suite["hygiene"]["rt_throttled"].get<int>(), 0) << suite["hygiene"].dump();

@@ -14,6 +14,7 @@
 
 #include "framework/gate/compare.h"
 #include "gate_sim.h"
+#include "tests/unit/parallel_trials.h"
 
 namespace rtgate::gate {
 namespace {
@@ -24,7 +25,7 @@ constexpr double kAlpha = 0.05;
 sim::Layout cyclic_layout() { return {}; }
 sim::Layout wide_layout() { return {.locks = 16}; }
 
-const MetricVerdict* find_row(const GateReport& g, const sim::Change& c) {
+const MetricVerdict* find_row(const GateVerdict& g, const sim::Change& c) {
   for (const SuiteVerdict& s : g.suites) {
     for (const MetricVerdict& m : s.metrics) {
       if (c.matches(m.suite, m.case_name, m.metric)) return &m;
@@ -38,7 +39,7 @@ struct Tally {
   int unchanged_rows = 0, rows = 0, unchanged_outside_floor = 0;
   double looks = 0;  // sequential: mean runs at the stop
   double rate(int n) const { return static_cast<double>(n) / trials; }
-  void add(const GateReport& g, const sim::Change& change) {
+  void add(const GateVerdict& g, const sim::Change& change) {
     ++trials;
     overall_regressed += g.overall == Verdict::kRegressed;
     overall_unchanged += g.overall == Verdict::kUnchanged;
@@ -81,22 +82,10 @@ struct Tally {
   }
 };
 
-// kTrials trials of `one`, split over two threads, each with its own seeded generator (the
-// machine has two cores; the split is fixed, so the figures are the same on every run).
+// kTrials trials of `one` (parallel_trials.h).
 Tally in_parallel(std::uint64_t seed, const std::function<void(std::mt19937_64&, Tally&)>& one) {
-  constexpr int kThreads = 2;
-  std::vector<Tally> parts(kThreads);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      std::mt19937_64 rng(seed * kThreads + static_cast<std::uint64_t>(t));
-      for (int i = t; i < kTrials; i += kThreads) one(rng, parts[static_cast<std::size_t>(t)]);
-    });
-  }
-  for (std::thread& th : threads) th.join();
-  Tally all;
-  for (const Tally& p : parts) all.merge(p);
-  return all;
+  return test::parallel_trials<Tally>(kTrials, seed,
+                                      [&](std::mt19937_64& rng, Tally& t, int) { one(rng, t); });
 }
 
 Tally trials(const sim::Layout& layout, int runs, const sim::Drift& drift,
@@ -118,7 +107,7 @@ Tally sequential(const sim::Layout& layout, int base_runs, const sim::Drift& dri
     const RunReport base = sim::side(rng, layout, base_runs, drift);
     // All 20 current runs drawn up front; look l sees the first kFirst + l - 1 of them.
     const RunReport all = sim::side(rng, layout, kMax, drift, change);
-    GateReport g;
+    GateVerdict g;
     int n = kFirst;
     for (; n <= kMax; ++n) {
       RunReport cur = all;
@@ -251,7 +240,7 @@ TEST(GateCalibration, OutlierMaxInOneRunNeverRegresses) {
           }
         }
       }
-      const GateReport g = compare(base, cur);  // the row points into it
+      const GateVerdict g = compare(base, cur);  // the row points into it
       const MetricVerdict* m = find_row(g, outlier);
       regressed += m != nullptr && m->verdict == Verdict::kRegressed;
     }

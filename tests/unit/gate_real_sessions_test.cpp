@@ -13,8 +13,8 @@
 #include <random>
 #include <set>
 
-#include "exporters/json_exporter.h"
 #include "framework/gate/compare.h"
+#include "results/result_json.h"
 
 namespace rtgate::gate {
 namespace {
@@ -49,7 +49,7 @@ Rates resample(const std::vector<RunReport>& all, bool with_history, std::uint64
     NoiseModel noise;
     if (with_history) noise = NoiseModel::from_sessions(history, Policy{});
     noise.set_environment(base.front()->environment, cur.environment);
-    const GateReport g = compare(base, cur, Policy{}, noise);
+    const GateVerdict g = compare(base, cur, Policy{}, noise);
     ++r.trials;
     r.regressed += g.overall == Verdict::kRegressed;
     r.inconclusive += exit_code(g, false) == 3;

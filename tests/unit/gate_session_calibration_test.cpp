@@ -14,6 +14,7 @@
 
 #include "framework/gate/compare.h"
 #include "tests/unit/gate_sim_world.h"
+#include "tests/unit/parallel_trials.h"
 
 namespace rtgate::gate {
 namespace {
@@ -56,7 +57,7 @@ struct Scenario {
   bool all_sessions_baseline = true;
 };
 
-const MetricVerdict* target(const GateReport& g, const sim::Change& c) {
+const MetricVerdict* target(const GateVerdict& g, const sim::Change& c) {
   for (const SuiteVerdict& s : g.suites) {
     for (const MetricVerdict& m : s.metrics) {
       if (c.matches(m.suite, m.case_name, m.metric)) return &m;
@@ -65,7 +66,7 @@ const MetricVerdict* target(const GateReport& g, const sim::Change& c) {
   return nullptr;
 }
 
-GateReport one_gate(std::mt19937_64& rng, const Scenario& sc, int trial) {
+GateVerdict one_gate(std::mt19937_64& rng, const Scenario& sc, int trial) {
   // Sessions are told apart by boot: each history session and the current one is a boot.
   const std::string boot = "trial" + std::to_string(trial) + "-boot";
   std::vector<RunReport> history;
@@ -92,15 +93,9 @@ GateReport one_gate(std::mt19937_64& rng, const Scenario& sc, int trial) {
 }
 
 Tally trials(const Scenario& sc, std::uint64_t seed) {
-  constexpr int kThreads = 2;
-  std::vector<Tally> parts(kThreads);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      std::mt19937_64 rng(seed * kThreads + static_cast<std::uint64_t>(t));
-      Tally& tally = parts[static_cast<std::size_t>(t)];
-      for (int i = t; i < kTrials; i += kThreads) {
-        const GateReport g = one_gate(rng, sc, i);
+  return test::parallel_trials<Tally>(
+      kTrials, seed, [&](std::mt19937_64& rng, Tally& tally, int i) {
+        const GateVerdict g = one_gate(rng, sc, i);
         ++tally.trials;
         tally.regressed += g.overall == Verdict::kRegressed;
         tally.exit0 += exit_code(g, false) == 0;
@@ -109,13 +104,7 @@ Tally trials(const Scenario& sc, std::uint64_t seed) {
           tally.target_green +=
               m->verdict == Verdict::kUnchanged || m->verdict == Verdict::kImproved;
         }
-      }
-    });
-  }
-  for (std::thread& th : threads) th.join();
-  Tally all;
-  for (const Tally& p : parts) all.merge(p);
-  return all;
+      });
 }
 
 void expect_false_rate(const Tally& t) { EXPECT_LE(t.rate(t.regressed), kAlpha + 0.01); }

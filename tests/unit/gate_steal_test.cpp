@@ -49,9 +49,9 @@ std::vector<double> around(double mean, std::uint64_t seed, int n = 5, double cv
   return v;
 }
 
-const MetricVerdict& only(const GateReport& g) { return g.suites.at(0).metrics.at(0); }
+const MetricVerdict& only(const GateVerdict& g) { return g.suites.at(0).metrics.at(0); }
 
-std::string notes(const GateReport& g) {
+std::string notes(const GateVerdict& g) {
   std::string out;
   for (const std::string& n : g.suites.at(0).notes) out += n + "\n";
   return out;
@@ -61,7 +61,7 @@ TEST(GateSteal, AChangeOnRunsWithComparableStealIsJudgedAsUsual) {
   // 5-15% of CPU 1 stolen in every run of both sides; current lost 20% of its throughput.
   const RunReport base = result(around(100, 1), {0.05, 0.08, 0.10, 0.12, 0.15});
   const RunReport cur = result(around(80, 2), {0.06, 0.09, 0.11, 0.13, 0.14});
-  const GateReport g = compare(base, cur);
+  const GateVerdict g = compare(base, cur);
   EXPECT_EQ(g.overall, Verdict::kRegressed) << only(g).reason << "\n" << notes(g);
   // The baseline's 15% run saw more than any current run: set aside, and said so.
   EXPECT_NE(notes(g).find("1 baseline"), std::string::npos) << notes(g);
@@ -75,14 +75,14 @@ TEST(GateSteal, WhatTheStealStillLeftBetweenTheKeptRunsCouldExplainIsInconclusiv
   const RunReport base = result(around(100, 3, 5, 0.002), {0.01, 0.02, 0.03, 0.02, 0.01});
   const std::vector<double> stolen = {0.10, 0.12, 0.15, 0.11, 0.13};
   // A 6% drop is within what 7.8% more steal explains...
-  const GateReport g = compare(base, result(around(94, 4, 5, 0.002), stolen));
+  const GateVerdict g = compare(base, result(around(94, 4, 5, 0.002), stolen));
   EXPECT_EQ(g.overall, Verdict::kInconclusive) << only(g).reason;
   EXPECT_NE(only(g).reason.find("host steal of CPU 1"), std::string::npos) << only(g).reason;
   EXPECT_NE(only(g).reason.find("10.0%-15.0%"), std::string::npos) << only(g).reason;
   EXPECT_NE(only(g).reason.find("would be regressed"), std::string::npos) << only(g).reason;
   EXPECT_NE(notes(g).find("(3 current, 0 baseline)"), std::string::npos) << notes(g);
   // ... a 40% drop is not.
-  const GateReport far = compare(base, result(around(60, 4, 5, 0.002), stolen));
+  const GateVerdict far = compare(base, result(around(60, 4, 5, 0.002), stolen));
   EXPECT_EQ(far.overall, Verdict::kRegressed) << only(far).reason;
   // allow_contaminated judges every run as it is.
   Policy allow;
@@ -104,9 +104,9 @@ TEST(GateSteal, MissedPeriodsBeyondWhatTheExtraStealSpansStayRegressed) {
     return r;
   };
   const RunReport base = counts(20, {0.01, 0.02, 0.03, 0.02, 0.01});
-  const GateReport g = compare(base, counts(420, {0.10, 0.12, 0.15, 0.11, 0.13}));
+  const GateVerdict g = compare(base, counts(420, {0.10, 0.12, 0.15, 0.11, 0.13}));
   EXPECT_EQ(only(g).verdict, Verdict::kRegressed) << only(g).reason;
-  const GateReport near = compare(base, counts(120, {0.10, 0.12, 0.15, 0.11, 0.13}));
+  const GateVerdict near = compare(base, counts(120, {0.10, 0.12, 0.15, 0.11, 0.13}));
   EXPECT_EQ(only(near).verdict, Verdict::kInconclusive) << only(near).reason;
 }
 
@@ -116,7 +116,7 @@ TEST(GateSteal, OneRunTheHostTookIsSetAsideAndTheOthersDecide) {
   cur_values.back() = 60;
   const RunReport base = result(around(100, 5), {0.01, 0.01, 0.02, 0.01, 0.02});
   const RunReport cur = result(cur_values, {0.01, 0.02, 0.01, 0.02, 0.40});
-  const GateReport g = compare(base, cur);
+  const GateVerdict g = compare(base, cur);
   EXPECT_NE(only(g).verdict, Verdict::kRegressed) << only(g).reason;
   EXPECT_NE(notes(g).find("(1 current, 0 baseline)"), std::string::npos) << notes(g);
   Policy allow;
@@ -127,7 +127,7 @@ TEST(GateSteal, OneRunTheHostTookIsSetAsideAndTheOthersDecide) {
 TEST(GateSteal, StealUnderThePolicysShareIsNotWeighed) {
   const RunReport base = result(around(100, 7), {0.001, 0.002, 0.001, 0.002, 0.001});
   const RunReport cur = result(around(80, 8), {0.005, 0.006, 0.004, 0.005, 0.009});
-  const GateReport g = compare(base, cur);
+  const GateVerdict g = compare(base, cur);
   EXPECT_EQ(g.overall, Verdict::kRegressed);
   EXPECT_EQ(notes(g).find("host steal"), std::string::npos) << notes(g);
 }

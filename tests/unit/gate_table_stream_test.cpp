@@ -6,7 +6,7 @@
 #include <random>
 #include <string>
 
-#include "exporters/gate_report.h"
+#include "exporters/gate_table.h"
 #include "framework/gate/compare.h"
 #include "tests/unit/gate_sim.h"
 
@@ -24,7 +24,7 @@ std::string written(const std::function<void(std::FILE*)>& write) {
   return out;
 }
 
-gate::GateReport lab_gate() {
+gate::GateVerdict lab_gate() {
   std::mt19937_64 rng(11);
   gate::sim::Layout l;
   l.locks = 3;
@@ -36,12 +36,12 @@ gate::GateReport lab_gate() {
   return gate::compare(base, cur);
 }
 
-TEST(GateReportStream, TheStreamedJsonIsTheDocumentsIndentedText) {
-  const gate::GateReport g = lab_gate();
+TEST(GateTableStream, TheStreamedJsonIsTheDocumentsIndentedText) {
+  const gate::GateVerdict g = lab_gate();
   ASSERT_GT(g.suites.size(), 1u);
   EXPECT_EQ(written([&](std::FILE* f) { write_gate_json(g, f); }), gate_json(g).dump(2) + "\n");
   // And with nothing in it (no suites; a suite without metrics).
-  gate::GateReport empty;
+  gate::GateVerdict empty;
   EXPECT_EQ(written([&](std::FILE* f) { write_gate_json(empty, f); }),
             gate_json(empty).dump(2) + "\n");
   empty.suites.push_back({.suite = "cyclic"});
@@ -49,8 +49,8 @@ TEST(GateReportStream, TheStreamedJsonIsTheDocumentsIndentedText) {
             gate_json(empty).dump(2) + "\n");
 }
 
-TEST(GateReportStream, TheStreamedTableIsTheRenderedTable) {
-  const gate::GateReport g = lab_gate();
+TEST(GateTableStream, TheStreamedTableIsTheRenderedTable) {
+  const gate::GateVerdict g = lab_gate();
   for (const TableFormat format : {TableFormat::kTable, TableFormat::kMarkdown}) {
     const std::string table = render_gate_table(g, format);
     EXPECT_NE(table.find("regressed"), std::string::npos);

@@ -12,6 +12,7 @@
 
 #include "framework/gate/history_judge.h"
 #include "tests/unit/gate_sim_world.h"
+#include "tests/unit/parallel_trials.h"
 
 namespace rtgate::gate {
 namespace {
@@ -95,45 +96,32 @@ History one_history(std::mt19937_64& rng, const Scenario& sc, int trial) {
 }
 
 Tally trials(const Scenario& sc, int n, std::uint64_t seed) {
-  constexpr int kThreads = 2;
-  std::vector<Tally> parts(kThreads);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      std::mt19937_64 rng(seed * kThreads + static_cast<std::uint64_t>(t));
-      Tally& tally = parts[static_cast<std::size_t>(t)];
-      for (int i = t; i < n; i += kThreads) {
-        const History h = one_history(rng, sc, i);
-        const HistoryReport rep = judge_history(h, Policy{});
-        ++tally.trials;
-        bool any = false, found = false, located = false, worse = false;
-        for (const StatisticTrend& tr : rep.trends) {
-          for (bool beyond : tr.change_beyond) any = any || beyond;
-          const HistorySeries& s = h.series[static_cast<std::size_t>(tr.series)];
-          const bool target = sc.change.matches(s.suite, s.case_name, s.metric) &&
-                              (s.statistic == "p999" || s.statistic == "value");
-          if (!target) continue;
-          worse = worse || tr.newest_worse;
-          for (std::size_t c = 0; c < tr.findings.changes.size(); ++c) {
-            if (!tr.change_worse[c]) continue;
-            found = true;
-            const int at = s.sessions[static_cast<std::size_t>(tr.findings.changes[c].at)];
-            located = located || std::abs(at - sc.step_at) <= 1;
-          }
-        }
-        tally.any_change += any;
-        tally.exit1 += exit_code(rep) == 1;
-        tally.exit3 += exit_code(rep) == 3;
-        tally.found += found;
-        tally.located += located;
-        tally.target_worse += worse;
+  return test::parallel_trials<Tally>(n, seed, [&](std::mt19937_64& rng, Tally& tally, int i) {
+    const History h = one_history(rng, sc, i);
+    const HistoryReport rep = judge_history(h, Policy{});
+    ++tally.trials;
+    bool any = false, found = false, located = false, worse = false;
+    for (const StatisticTrend& tr : rep.trends) {
+      for (bool beyond : tr.change_beyond) any = any || beyond;
+      const HistorySeries& s = h.series[static_cast<std::size_t>(tr.series)];
+      const bool target = sc.change.matches(s.suite, s.case_name, s.metric) &&
+                          (s.statistic == "p999" || s.statistic == "value");
+      if (!target) continue;
+      worse = worse || tr.newest_worse;
+      for (std::size_t c = 0; c < tr.findings.changes.size(); ++c) {
+        if (!tr.change_worse[c]) continue;
+        found = true;
+        const int at = s.sessions[static_cast<std::size_t>(tr.findings.changes[c].at)];
+        located = located || std::abs(at - sc.step_at) <= 1;
       }
-    });
-  }
-  for (std::thread& th : threads) th.join();
-  Tally all;
-  for (const Tally& p : parts) all.merge(p);
-  return all;
+    }
+    tally.any_change += any;
+    tally.exit1 += exit_code(rep) == 1;
+    tally.exit3 += exit_code(rep) == 3;
+    tally.found += found;
+    tally.located += located;
+    tally.target_worse += worse;
+  });
 }
 
 sim::Layout wide() { return {.locks = 16}; }

@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "exporters/json_exporter.h"
 #include "framework/gate/history_judge.h"
+#include "results/result_json.h"
 
 namespace rtgate::gate {
 namespace {

@@ -119,7 +119,7 @@ TEST(HtmlText, EscapesMarkupAndAnchorsOfDifferentNamesDiffer) {
 // A cyclic + lock.latency gate of 5 runs a side; `factor` slows lock1's acquire_latency.
 struct Pair {
   RunReport base, cur;
-  gate::GateReport gate;
+  gate::GateVerdict gate;
 };
 Pair simulated_pair(int cpus, int locks, double factor, std::uint64_t seed = 7) {
   std::mt19937_64 rng(seed);

@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "exporters/json_exporter.h"
 #include "framework/gate/compare.h"
 #include "importers/import_files.h"
+#include "results/result_json.h"
 
 namespace rtgate {
 namespace {
@@ -94,7 +94,7 @@ TEST(ImportGate, QuantilesASideDoesNotHaveAreNotComparableAndNeverUnchanged) {
   LatencyHistogram h;
   for (int i = 0; i < 3000; ++i) h.record(i % 3000 == 0 ? 90'000 : 40'000);
   c.histogram = std::move(h);
-  const gate::GateReport g = gate::compare(base, cur);
+  const gate::GateVerdict g = gate::compare(base, cur);
   const gate::MetricVerdict& v = g.suites.at(0).metrics.at(0);
   EXPECT_EQ(v.verdict, gate::Verdict::kInconclusive) << v.reason;
   std::vector<std::string> unknown;
@@ -115,7 +115,7 @@ TEST(ImportGate, SummaryOnlyBudgetJudgesTheExactMax) {
   policy.budgets_ns["cyclic/wakeup_latency"] = 50'000;
   const RunReport base = report_with(summary_only(40'000), true);
   const RunReport cur = report_with(summary_only(90'000), true);
-  const gate::GateReport g = gate::compare(base, cur, policy);
+  const gate::GateVerdict g = gate::compare(base, cur, policy);
   const gate::MetricVerdict& v = g.suites.at(0).metrics.at(0);
   EXPECT_EQ(v.verdict, gate::Verdict::kRegressed) << v.reason;
   EXPECT_EQ(v.decided_by, "budget");
@@ -124,7 +124,7 @@ TEST(ImportGate, SummaryOnlyBudgetJudgesTheExactMax) {
 TEST(ImportGate, ImportedAgainstRtgatesOwnIsListedAsAnotherInstrument) {
   const RunReport base = report_with(summary_only(90'000), true);
   const RunReport cur = report_with(summary_only(90'000), false);
-  const gate::GateReport g = gate::compare(base, cur);
+  const gate::GateVerdict g = gate::compare(base, cur);
   ASSERT_FALSE(g.incomparable.empty());
   EXPECT_EQ(g.incomparable[0], "cyclic: measured by: 'cyclictest 2.40 (imported)' -> 'rtgate'");
   // Two imports of the same tool are one instrument.

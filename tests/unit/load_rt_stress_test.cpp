@@ -14,9 +14,9 @@
 #include <cstdio>
 #include <sstream>
 
-#include "framework/load/load.h"
+#include "framework/background_load/load.h"
+#include "framework/io/proc_files.h"
 #include "framework/measure/clock.h"
-#include "framework/proc_files.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/rt_checks.h"
 #include "tests/unit/load_test_helpers.h"

@@ -5,8 +5,8 @@
 #include <tuple>
 #include <vector>
 
-#include "framework/load/load.h"
-#include "framework/load/load_registry.h"
+#include "framework/background_load/load.h"
+#include "framework/background_load/load_registry.h"
 #include "tests/unit/load_test_helpers.h"
 
 namespace rtgate::load {

@@ -5,7 +5,7 @@
 // and fault poll their stop flag every ~0.1 ms, msg's blocked threads are woken by shutdown(2),
 // io finishes one 64 KiB write+fsync, and rt (load_rt_stress_test.cpp) sleeps at most one 10 ms
 // period.
-#include "framework/load/load.h"
+#include "framework/background_load/load.h"
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>

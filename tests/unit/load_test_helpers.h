@@ -15,9 +15,9 @@
 #include <thread>
 #include <vector>
 
-#include "framework/load/load.h"
+#include "framework/background_load/load.h"
+#include "framework/io/proc_files.h"
 #include "framework/measure/clock.h"
-#include "framework/proc_files.h"
 
 namespace rtgate::load::test {
 

@@ -8,9 +8,9 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "exporters/json_exporter.h"
 #include "framework/gate/compare.h"
 #include "gate_sim.h"
+#include "results/result_json.h"
 
 namespace rtgate::gate {
 namespace {
@@ -42,7 +42,7 @@ struct TempFile {
   ~TempFile() { std::filesystem::remove(path); }
 };
 
-const MetricVerdict& only(const GateReport& g) { return g.suites.at(0).metrics.at(0); }
+const MetricVerdict& only(const GateVerdict& g) { return g.suites.at(0).metrics.at(0); }
 
 TEST(MetricGating, AnEventRateIsJudgedWhateverItsUnit) {
   // timerlat's unit: no list of units names it, the metric does.
@@ -64,7 +64,7 @@ TEST(MetricGating, TheDeclarationSurvivesTheResultFileAndOldFilesGetTheUnitRule)
   const TempFile file;
   const std::string& path = file.path;
   for (const auto gating : {Metric::Gating::kEventRate, Metric::Gating::kReported}) {
-    ASSERT_EQ(JsonExporter(path).write(report_with(count("widgets", gating, {1, 2}))), "");
+    ASSERT_EQ(write_result_file(path, report_with(count("widgets", gating, {1, 2}))), "");
     for (const bool history_only : {false, true}) {
       const RunReport back = read_report_file(path, {.history_only = history_only});
       EXPECT_EQ(back.suites.at(0).cases.at(0).metrics.at(0).gating, gating) << history_only;
@@ -75,7 +75,7 @@ TEST(MetricGating, TheDeclarationSurvivesTheResultFileAndOldFilesGetTheUnitRule)
                                      {"events", Metric::Gating::kEventRate},
                                      {"%", Metric::Gating::kReported},
                                      {"ops", Metric::Gating::kReported}}) {
-    ASSERT_EQ(JsonExporter(path).write(report_with(count(unit, Metric::Gating::kReported, {1}))),
+    ASSERT_EQ(write_result_file(path, report_with(count(unit, Metric::Gating::kReported, {1}))),
               "");
     std::ifstream in(path);
     nlohmann::json doc = nlohmann::json::parse(in);
@@ -95,7 +95,7 @@ TEST(MetricGating, TheDeclarationSurvivesTheResultFileAndOldFilesGetTheUnitRule)
 TEST(MetricGating, AnUnknownDeclarationIsAOneLineError) {
   const TempFile file;
   const std::string& path = file.path;
-  ASSERT_EQ(JsonExporter(path).write(report_with(count("x", Metric::Gating::kReported, {1}))), "");
+  ASSERT_EQ(write_result_file(path, report_with(count("x", Metric::Gating::kReported, {1}))), "");
   std::ifstream in(path);
   nlohmann::json doc = nlohmann::json::parse(in);
   doc["suites"][0]["cases"][0]["metrics"][0]["gating"] = "sometimes";

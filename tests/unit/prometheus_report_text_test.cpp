@@ -29,10 +29,10 @@ RunReport board(int cpus, int locks) {
 TEST(PrometheusReportText, IsTheTextOfTheFamiliesBuiltAsData) {
   const RunReport r = board(3, 2);
   ASSERT_GE(r.suites.size(), 2u);
-  const gate::GateReport g = gate::compare(r, r);
+  const gate::GateVerdict g = gate::compare(r, r);
   for (const auto& options : {SeriesOptions{}, SeriesOptions{.bounds_s = bucket_set("standard")},
                               SeriesOptions{.bounds_s = {}}, SeriesOptions{.per_case = false}}) {
-    for (const gate::GateReport* verdicts : {static_cast<const gate::GateReport*>(nullptr), &g}) {
+    for (const gate::GateVerdict* verdicts : {static_cast<const gate::GateVerdict*>(nullptr), &g}) {
       for (const std::string& only : {std::string(), r.suites[1].name}) {
         const std::string data =
             exposition_text(build_metrics(r, verdicts, only, options)->Collect());

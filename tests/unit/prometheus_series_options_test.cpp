@@ -5,7 +5,7 @@
 #include <random>
 #include <sstream>
 
-#include "exporters/prometheus/prometheus_registry.h"
+#include "exporters/prometheus/report_series.h"
 #include "exporters/prometheus/report_text.h"
 #include "exporters/prometheus/series_options.h"
 #include "framework/gate/compare.h"

@@ -7,7 +7,7 @@
 #include <random>
 #include <sstream>
 
-#include "exporters/prometheus/prometheus_registry.h"
+#include "exporters/prometheus/report_series.h"
 #include "exporters/prometheus/text_format.h"
 #include "framework/gate/compare.h"
 #include "tests/unit/gate_sim.h"
@@ -58,7 +58,7 @@ TEST(PrometheusTextFormat, SameSeriesAndValuesAsTheLibrarySerializer) {
   RunReport r = gate::sim::side(rng, l, 3, {});
   r.environment.hostname = "a \"quoted\" host\\ with\nnewline";
   r.finished_at = "2026-12-02T01:02:03.5Z";
-  const gate::GateReport g = gate::compare(r, r);
+  const gate::GateVerdict g = gate::compare(r, r);
   for (const auto& options : {SeriesOptions{}, SeriesOptions{.bounds_s = bucket_set("standard")},
                               SeriesOptions{.per_case = false}}) {
     const auto families = build_metrics(r, &g, "", options)->Collect();

@@ -1,4 +1,4 @@
-#include "exporters/prometheus/prometheus_registry.h"
+#include "exporters/prometheus/report_series.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@ namespace {
 
 // Each value alone: the classic bucket it lands in holds it (never low), and is at most the one
 // above the true bucket, which happens only when the fine bucket straddles the boundary.
-TEST(PrometheusRegistry, ClassicBucketsNeverUnderstateALatency) {
+TEST(ReportSeries, ClassicBucketsNeverUnderstateALatency) {
   const std::vector<double>& bounds = latency_bucket_bounds();
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> log_ns(std::log(100.0), std::log(5e8));
@@ -43,7 +43,7 @@ TEST(PrometheusRegistry, ClassicBucketsNeverUnderstateALatency) {
   EXPECT_EQ(c.back(), 1);
 }
 
-TEST(PrometheusRegistry, CaseLabelNamesAreValidAndNeverShadowOurs) {
+TEST(ReportSeries, CaseLabelNamesAreValidAndNeverShadowOurs) {
   EXPECT_EQ(case_label_name("cpu"), "cpu");
   EXPECT_EQ(case_label_name("thread_class"), "thread_class");
   EXPECT_EQ(case_label_name("host"), "case_host");
@@ -81,7 +81,7 @@ bool has_line(const std::string& text, const std::string& line) {
   return text.find(line + "\n") != std::string::npos;
 }
 
-TEST(PrometheusRegistry, TextCarriesTheFamiliesOfMetricsMd) {
+TEST(ReportSeries, TextCarriesTheFamiliesOfMetricsMd) {
   const RunReport r = sample_report();
   const std::string text = build_text(r).str();
   const std::string id =
@@ -122,9 +122,9 @@ TEST(PrometheusRegistry, TextCarriesTheFamiliesOfMetricsMd) {
   EXPECT_EQ(text.find("rtgate_verdict{"), std::string::npos);
 }
 
-TEST(PrometheusRegistry, VerdictsAreAStateSetWhenAGateRan) {
+TEST(ReportSeries, VerdictsAreAStateSetWhenAGateRan) {
   const RunReport r = sample_report();
-  const gate::GateReport g = gate::compare(r, r);
+  const gate::GateVerdict g = gate::compare(r, r);
   const std::string text = build_text(r, &g).str();
   // One run a side: the gate cannot tell (inconclusive); the state set says so and only so.
   const gate::MetricVerdict* w = nullptr;
@@ -147,7 +147,7 @@ TEST(PrometheusRegistry, VerdictsAreAStateSetWhenAGateRan) {
       << text;
 }
 
-TEST(PrometheusRegistry, OnlySuiteSelectsOneGroup) {
+TEST(ReportSeries, OnlySuiteSelectsOneGroup) {
   RunReport r = sample_report();
   r.suites.push_back(r.suites[0]);
   r.suites[1].name = "other";

@@ -8,8 +8,8 @@
 #include <fstream>
 #include <iterator>
 
-#include "exporters/gzip_codec.h"
-#include "exporters/json_exporter.h"
+#include "results/gzip_codec.h"
+#include "results/result_json.h"
 #include "tests/unit/load_test_helpers.h"
 #include "tests/unit/result_encodings.h"
 
@@ -56,8 +56,8 @@ TEST(ResultGzip, ADotGzOutputIsTheSameTextCompressedAndLoadsTheSame) {
   TempDir dir;
   const RunReport r = test::lab_result();
   const std::string plain = dir.path + "/r.json", packed = dir.path + "/r.json.gz";
-  ASSERT_EQ(JsonExporter(plain).write(r), "");
-  ASSERT_EQ(JsonExporter(packed).write(r), "");
+  ASSERT_EQ(write_result_file(plain, r), "");
+  ASSERT_EQ(write_result_file(packed, r), "");
   const std::string gz_bytes = slurp(packed);
   ASSERT_TRUE(gz::is_gzip(gz_bytes));
   EXPECT_EQ(inflated(gz_bytes), slurp(plain));
@@ -86,7 +86,7 @@ TEST(ResultGzip, GzipsOwnOutputAndConcatenatedMembersLoad) {
 TEST(ResultGzip, DamageIsAOneLineErrorNamingTheFile) {
   TempDir dir;
   const std::string path = dir.path + "/r.json.gz";
-  ASSERT_EQ(JsonExporter(path).write(test::lab_result()), "");
+  ASSERT_EQ(write_result_file(path, test::lab_result()), "");
   const std::string good = slurp(path);
   spit(path, good.substr(0, good.size() - 100));
   std::string e = load_error(path);

@@ -1,4 +1,4 @@
-#include "exporters/json_exporter.h"
+#include "results/result_json.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -54,7 +54,7 @@ RunReport sample_report() {
   return r;
 }
 
-TEST(JsonExporter, SummaryFieldsFollowTheDesignContract) {
+TEST(ResultJson, SummaryFieldsFollowTheDesignContract) {
   const auto j = to_json(sample_report());
   EXPECT_EQ(j["schema"], "rtgate.result/3");
   EXPECT_EQ(j["tool"]["name"], "rtgate");
@@ -102,7 +102,7 @@ TEST(JsonExporter, SummaryFieldsFollowTheDesignContract) {
 }
 
 // The file is written a case at a time (to_json_text); it must be the tree's text exactly.
-TEST(JsonExporter, TheStreamedTextIsTheDocumentsText) {
+TEST(ResultJson, TheStreamedTextIsTheDocumentsText) {
   RunReport r = sample_report();
   r.suites.push_back(r.suites.at(0));
   r.suites[1].name = "second";
@@ -114,7 +114,7 @@ TEST(JsonExporter, TheStreamedTextIsTheDocumentsText) {
   EXPECT_EQ(to_json_text(RunReport{}), to_json(RunReport{}).dump() + "\n");
 }
 
-TEST(JsonExporter, RoundTripPreservesEverything) {
+TEST(ResultJson, RoundTripPreservesEverything) {
   const RunReport original = sample_report();
   const std::string first = to_json_text(original);
   const RunReport back = report_from_json(nlohmann::json::parse(first));
@@ -135,7 +135,7 @@ TEST(JsonExporter, RoundTripPreservesEverything) {
   EXPECT_EQ(std::get<bool>(back.suites[0].params.at("flag")), true);
 }
 
-TEST(JsonExporter, RunOptionsRoundTrip) {
+TEST(ResultJson, RunOptionsRoundTrip) {
   RunReport r = sample_report();
   r.options = {.duration_s = 2.5,
                .runs = 7,
@@ -164,7 +164,7 @@ TEST(JsonExporter, RunOptionsRoundTrip) {
   EXPECT_TRUE(back.options.require_rt);
 }
 
-TEST(JsonExporter, ADocumentWithoutRunOptionsLoadsAsNotRecorded) {
+TEST(ResultJson, ADocumentWithoutRunOptionsLoadsAsNotRecorded) {
   RunReport r = sample_report();
   r.options.recorded = true;
   auto doc = nlohmann::json::parse(to_json_text(r));
@@ -175,7 +175,7 @@ TEST(JsonExporter, ADocumentWithoutRunOptionsLoadsAsNotRecorded) {
   EXPECT_FALSE(to_json(back).contains("run_options"));
 }
 
-TEST(JsonExporter, RunOptionsOfTheWrongTypeAreAnError) {
+TEST(ResultJson, RunOptionsOfTheWrongTypeAreAnError) {
   RunReport r = sample_report();
   r.options.recorded = true;
   const auto doc = nlohmann::json::parse(to_json_text(r));
@@ -196,7 +196,7 @@ TEST(JsonExporter, RunOptionsOfTheWrongTypeAreAnError) {
   EXPECT_THROW(report_from_json(wrong), JsonError);
 }
 
-TEST(JsonExporter, ReaderRejectsWrongSchemaAndNamesMissingFields) {
+TEST(ResultJson, ReaderRejectsWrongSchemaAndNamesMissingFields) {
   auto doc = nlohmann::json::parse(to_json_text(sample_report()));
   auto wrong = doc;
   wrong["schema"] = "rtgate.result/4";
@@ -220,24 +220,24 @@ TEST(JsonExporter, ReaderRejectsWrongSchemaAndNamesMissingFields) {
   EXPECT_THROW(report_from_json(nlohmann::json::array()), JsonError);
 }
 
-TEST(JsonExporter, WritesAtomicallyAndLeavesNoTempFile) {
+TEST(ResultJson, WritesAtomicallyAndLeavesNoTempFile) {
   const auto dir =
       std::filesystem::temp_directory_path() / ("rtgate-json-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "r.json").string();
   std::ofstream(path) << "old";
-  ASSERT_EQ(JsonExporter(path).write(sample_report()), "");
+  ASSERT_EQ(write_result_file(path, sample_report()), "");
   const RunReport back = read_report_file(path);
   EXPECT_EQ(back.suites.size(), 1u);
   std::size_t files = 0;
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++files;
   EXPECT_EQ(files, 1u);
   // A directory that does not exist is a clear error, not a crash.
-  EXPECT_NE(JsonExporter((dir / "no" / "r.json").string()).write(sample_report()), "");
+  EXPECT_NE(write_result_file((dir / "no" / "r.json").string(), sample_report()), "");
   std::filesystem::remove_all(dir);
 }
 
-TEST(JsonExporter, ReadingGarbageIsAOneLineError) {
+TEST(ResultJson, ReadingGarbageIsAOneLineError) {
   const auto path =
       std::filesystem::temp_directory_path() / ("rtgate-bad-" + std::to_string(getpid()) + ".json");
   std::ofstream(path) << "{ not json";

@@ -10,7 +10,7 @@
 #include <string>
 #include <thread>
 
-#include "exporters/json_exporter.h"
+#include "results/result_json.h"
 #include "tests/unit/result_encodings.h"
 
 namespace rtgate {
@@ -180,7 +180,7 @@ TEST(ResultReaderHardening, CountsPastTheLayoutAreRefused) {
 }
 
 // The reader walks the document's and each suite's top level and parses every piece on its own
-// (json_reader.cpp): what lies between or after the pieces is checked as well as the pieces.
+// (result_reader.cpp): what lies between or after the pieces is checked as well as the pieces.
 std::string text_error_of(const std::string& text) {
   try {
     report_from_text(text);

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "exporters/json_exporter.h"
+#include "results/result_json.h"
 #include "tests/unit/result_encodings.h"
 
 namespace rtgate {

@@ -1,10 +1,9 @@
-// StartGate: the common start is fixed after the last thread arrived, however late it was created,
+// StartLine: the common start is fixed after the last thread arrived, however late it was created,
 // abandon() lets the others through when one never comes, and prepare_and_wait() runs each
 // thread's own set-up on that thread (first touch: its NUMA node) before the start is fixed.
-#include "framework/measure/start_gate.h"
+#include "framework/measure/start_line.h"
 
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <chrono>
@@ -16,9 +15,9 @@
 namespace rtgate {
 namespace {
 
-TEST(StartGate, TheStartFollowsTheLastArrivalNotTheFirstCreation) {
+TEST(StartLine, TheStartFollowsTheLastArrivalNotTheFirstCreation) {
   constexpr int kThreads = 3;
-  StartGate gate(kThreads, 1'000'000);
+  StartLine start_line(kThreads, 1'000'000);
   std::vector<std::int64_t> starts(kThreads);
   std::vector<std::thread> threads;
   std::int64_t last_created = 0;
@@ -26,7 +25,8 @@ TEST(StartGate, TheStartFollowsTheLastArrivalNotTheFirstCreation) {
     // A slow creation (as under load): 30 ms between threads, more than any fixed lead.
     std::this_thread::sleep_for(std::chrono::milliseconds(30));
     last_created = monotonic_ns();
-    threads.emplace_back([&, i] { starts[static_cast<std::size_t>(i)] = gate.arrive_and_wait(); });
+    threads.emplace_back(
+        [&, i] { starts[static_cast<std::size_t>(i)] = start_line.arrive_and_wait(); });
   }
   for (auto& t : threads) t.join();
   for (std::int64_t s : starts) {
@@ -35,19 +35,19 @@ TEST(StartGate, TheStartFollowsTheLastArrivalNotTheFirstCreation) {
   }
 }
 
-TEST(StartGate, AbandonReleasesTheThreadsThatArrived) {
-  StartGate gate(3, 0);
+TEST(StartLine, AbandonReleasesTheThreadsThatArrived) {
+  StartLine start_line(3, 0);
   std::int64_t start = 0;
-  std::thread t([&] { start = gate.arrive_and_wait(); });
+  std::thread t([&] { start = start_line.arrive_and_wait(); });
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  gate.abandon(2);
+  start_line.abandon(2);
   t.join();
   EXPECT_GT(start, 0);
 }
 
-TEST(StartGate, EachThreadPreparesItsOwnStateBeforeTheStartIsFixed) {
+TEST(StartLine, EachThreadPreparesItsOwnStateBeforeTheStartIsFixed) {
   constexpr int kThreads = 2;
-  StartGate gate(kThreads, 0);
+  StartLine start_line(kThreads, 0);
   std::vector<pid_t> runner(kThreads), preparer(kThreads);
   std::vector<std::int64_t> prepared_at(kThreads), starts(kThreads);
   std::vector<std::thread> threads;
@@ -55,7 +55,7 @@ TEST(StartGate, EachThreadPreparesItsOwnStateBeforeTheStartIsFixed) {
     threads.emplace_back([&, i] {
       const auto k = static_cast<std::size_t>(i);
       runner[k] = gettid();
-      starts[k] = gate.prepare_and_wait([&] {
+      starts[k] = start_line.prepare_and_wait([&] {
         preparer[k] = gettid();
         std::this_thread::sleep_for(std::chrono::milliseconds(20 * (i + 1)));
         prepared_at[k] = monotonic_ns();
@@ -70,14 +70,14 @@ TEST(StartGate, EachThreadPreparesItsOwnStateBeforeTheStartIsFixed) {
   }
 }
 
-TEST(StartGate, AFailedSetUpDropsOutAndLetsTheOthersStart) {
-  StartGate gate(2, 0);
+TEST(StartLine, AFailedSetUpDropsOutAndLetsTheOthersStart) {
+  StartLine start_line(2, 0);
   std::int64_t start = 0;
-  std::thread ok([&] { start = gate.prepare_and_wait([] {}); });
+  std::thread ok([&] { start = start_line.prepare_and_wait([] {}); });
   bool propagated = false;
   std::thread failing([&] {
     try {
-      gate.prepare_and_wait([] { throw std::bad_alloc(); });
+      start_line.prepare_and_wait([] { throw std::bad_alloc(); });
     } catch (const std::bad_alloc&) {
       propagated = true;
     }

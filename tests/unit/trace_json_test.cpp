@@ -1,10 +1,10 @@
 // The trace evidence in the result JSON: written only for traced results, read back field for
 // field, and absent or malformed trace fields never stop a result from loading.
-#include "exporters/trace_json.h"
+#include "results/trace_json.h"
 
 #include <gtest/gtest.h>
 
-#include "exporters/json_exporter.h"
+#include "results/result_json.h"
 
 namespace rtgate {
 namespace {
@@ -27,8 +27,13 @@ RunReport traced_report() {
   a.timer_fired_ns = 10;
   a.woken_ns = 20;
   a.got_cpu_ns = 2900;
-  a.parts = {{.kind = "task", .name = "load-rt1", .pid = 42, .policy = "SCHED_FIFO", .prio = 98,
-              .ns = 2900, .count = 1},
+  a.parts = {{.kind = "task",
+              .name = "load-rt1",
+              .pid = 42,
+              .policy = "SCHED_FIFO",
+              .prio = 98,
+              .ns = 2900,
+              .count = 1},
              {.kind = "softirq", .name = "NET_RX", .ns = 100, .count = 2}};
   a.pi_boosts = {{.pid = 5, .comm = "holder", .old_prio = 120, .new_prio = 4, .at_ns = 50}};
   a.note = "n";
@@ -43,7 +48,9 @@ RunReport traced_report() {
   t.markers = 9;
   t.break_reason = "break: cpu1 latency 3.0 us over --break-us 2";
   t.locks.traced = true;
-  t.locks.locks = {{.lock = "rename_lock", .kind = "SPIN", .caller = "d_walk+0x1",
+  t.locks.locks = {{.lock = "rename_lock",
+                    .kind = "SPIN",
+                    .caller = "d_walk+0x1",
                     .wait = {.count = 4, .total_ns = 400, .max_ns = 200}}};
   t.locks.mmap_lock_write = {.count = 2, .total_ns = 30, .max_ns = 20};
   s.trace = t;

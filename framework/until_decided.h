@@ -8,14 +8,15 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
-#include "cli/session_inputs.h"
-#include "framework/gate/compare.h"
+#include "framework/gate/policy.h"
+#include "framework/gate/verdict.h"
 #include "framework/runner.h"
 
-namespace rtgate::cli {
+namespace rtgate {
 
 struct UntilDecided {
   int max_runs = 20;    // runs of a suite at most (the plan's last look)
@@ -24,17 +25,20 @@ struct UntilDecided {
 };
 
 struct UntilDecidedOutcome {
-  gate::GateReport gate;
+  gate::GateVerdict gate;
   std::string stopped;  // why the loop ended, one line
   bool interrupted = false, abandoned = false;
 };
+
+// How a result is gated: against the baseline's sessions with the policy of the look.
+using JudgeFn = std::function<gate::GateVerdict(const RunReport&, const gate::Policy&)>;
 
 // `report` holds the first `opt.runs` runs and receives every further one; `save` is called
 // after each round with it (so an interrupted loop keeps what it measured).
 UntilDecidedOutcome run_until_decided(const std::vector<SelectedSuite>& selection,
                                       const RunOptions& opt, const std::atomic<bool>& interrupt,
-                                      const SessionInputs& baseline, gate::Policy policy,
+                                      const JudgeFn& judge, gate::Policy policy,
                                       const UntilDecided& u, RunReport& report,
                                       const SuiteDoneFn& save);
 
-}  // namespace rtgate::cli
+}  // namespace rtgate

@@ -1,13 +1,12 @@
-#include "cli/until_decided.h"
+#include "framework/until_decided.h"
 
 #include <algorithm>
 #include <cstdio>
 
-#include "exporters/gate_report.h"
 #include "framework/gate/format.h"
 #include "framework/measure/clock.h"
 
-namespace rtgate::cli {
+namespace rtgate {
 namespace {
 
 double elapsed_s(std::int64_t since_ns) {
@@ -25,7 +24,7 @@ std::string duration_text(double s) {
 }
 
 // "suite/case/metric (p99.9 per run x1.04 [0.93, 1.17])" for each open gated metric.
-std::string open_list(const gate::GateReport& g, std::size_t limit = 6) {
+std::string open_list(const gate::GateVerdict& g, std::size_t limit = 6) {
   std::string out;
   std::size_t n = 0, total = 0;
   for (const gate::SuiteVerdict& s : g.suites) {
@@ -38,7 +37,7 @@ std::string open_list(const gate::GateReport& g, std::size_t limit = 6) {
       if (n++ >= limit) continue;
       out += (out.empty() ? "" : ", ") + m.suite + "/" + m.case_name + "/" + m.metric + " (" +
              (m.verdict == gate::Verdict::kMissing ? std::string("missing")
-                                                   : m.decided_by + " " + gate_effect_text(m)) +
+                                                   : m.decided_by + " " + gate::fmt::effect(m)) +
              ")";
     }
   }
@@ -61,7 +60,7 @@ double round_estimate(const RunReport& r, const std::vector<std::string>& suites
 
 UntilDecidedOutcome run_until_decided(const std::vector<SelectedSuite>& selection,
                                       const RunOptions& opt, const std::atomic<bool>& interrupt,
-                                      const SessionInputs& baseline, gate::Policy policy,
+                                      const JudgeFn& judge, gate::Policy policy,
                                       const UntilDecided& u, RunReport& report,
                                       const SuiteDoneFn& save) {
   UntilDecidedOutcome out;
@@ -71,7 +70,7 @@ UntilDecidedOutcome run_until_decided(const std::vector<SelectedSuite>& selectio
   more.runs = 1;
   for (int runs = first;; ++runs) {
     policy.looks = {.first = first, .runs = runs, .max = max_runs};
-    out.gate = baseline.compare(report, policy);
+    out.gate = judge(report, policy);
     const std::vector<std::string> open = out.gate.open_suites();
     if (out.gate.overall == gate::Verdict::kRegressed) {
       out.stopped = "regressed at " + std::to_string(runs) + " runs";
@@ -119,11 +118,11 @@ UntilDecidedOutcome run_until_decided(const std::vector<SelectedSuite>& selectio
       out.abandoned = round.abandoned;
       report.complete = false;
       out.stopped = round.interrupted ? "interrupted" : "a suite was abandoned";
-      out.gate = baseline.compare(report, policy);
+      out.gate = judge(report, policy);
       break;
     }
   }
   return out;
 }
 
-}  // namespace rtgate::cli
+}  // namespace rtgate
