@@ -197,21 +197,7 @@ std::vector<LatencySummary> runs_from(element runs, const std::string& where) {
   object cols;
   if (runs.get(cols) != simdjson::SUCCESS)
     throw JsonError(where + ": expected columns or an array of summaries");
-  const std::size_t n = count_of(array_field(cols, "count", where));
-  out.resize(n);
-  const auto column = [&](const char* key, auto field) {
-    const array c = array_field(cols, key, where);
-    if (count_of(c) != n) throw JsonError(where + "." + key + ": not one value per run");
-    std::size_t i = 0;
-    for (element x : c) {
-      using T = std::remove_reference_t<decltype(out[i].*field)>;
-      const auto v = as<T>(x);
-      if (!v) throw JsonError(where + "." + key + ": " + dump(x) + " is not a valid value");
-      out[i++].*field = *v;
-    }
-  };
-  LatencySummary::for_each_field(column);
-  return out;
+  return summary_columns(cols, where, true);
 }
 
 namespace {

@@ -6,10 +6,8 @@
 #include "results/json_dom.h"
 
 namespace rtgate::json_dom {
-namespace {
-
-std::vector<LatencySummary> columns_from(element runs, const std::string& where) {
-  const object cols = object_of(runs, where);
+std::vector<LatencySummary> summary_columns(object cols, const std::string& where,
+                                            bool all_fields) {
   const std::size_t n = count_of(array_field(cols, "count", where));
   std::vector<LatencySummary> out(n);
   const auto column = [&](const char* key, auto field) {
@@ -23,14 +21,16 @@ std::vector<LatencySummary> columns_from(element runs, const std::string& where)
       out[i++].*field = *v;
     }
   };
-  column("count", &LatencySummary::count);
-  column("min", &LatencySummary::min);
-  column("mean", &LatencySummary::mean);
-  column("max", &LatencySummary::max);
+  if (all_fields) {
+    LatencySummary::for_each_field(column);
+  } else {
+    column("count", &LatencySummary::count);
+    column("min", &LatencySummary::min);
+    column("mean", &LatencySummary::mean);
+    column("max", &LatencySummary::max);
+  }
   return out;
 }
-
-}  // namespace
 
 bool flag(element v, const std::string& where) {
   const auto b = as<bool>(v);
@@ -65,7 +65,7 @@ void finish_summary_only(Metric& m, const std::vector<std::string>& missing, boo
   }
   if (!runs_read) {
     if (!runs) throw JsonError(where + ": missing");
-    m.runs = columns_from(*runs, where);
+    m.runs = summary_columns(object_of(*runs, where), where, false);
   }
   for (std::size_t i = 0; i < m.runs.size(); ++i) {
     LatencySummary& r = m.runs[i];

@@ -16,6 +16,12 @@ namespace rtgate::json_dom {
 
 using simdjson::dom::element;
 
+// Per-run summaries from columns ({"count": [...], "p99": [...], ...}): every field of
+// LatencySummary (`all_fields`), or only count, min, mean and max (a summary-only metric's runs).
+// Each column present, as long as "count", every value valid; JsonError naming `where` otherwise.
+std::vector<LatencySummary> summary_columns(simdjson::dom::object cols, const std::string& where,
+                                            bool all_fields);
+
 // true or false; JsonError naming `where` otherwise.
 bool flag(element v, const std::string& where);
 

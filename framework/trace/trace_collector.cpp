@@ -148,8 +148,9 @@ void TraceCollector::add(TraceEvent e) {
       }
     }
     for (auto [pid, prio] : {std::pair{e.pid, e.prio}, std::pair{e.pid2, e.prio2}}) {
-      if (pid > 0 && prio >= 0 && prio < 100 && !rt_policies_.contains(pid)) {
-        rt_policies_[pid] = policy_of_live_task(pid);
+      if (pid <= 0 || prio < 0 || prio >= 100) continue;
+      if (auto [it, fresh] = rt_policies_.try_emplace(pid); fresh) {
+        it->second = policy_of_live_task(pid);
       }
     }
   }
