@@ -1,15 +1,18 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <cstdio>
 
 #include "cli/commands.h"
 #include "cli/gate_common.h"
 #include "cli/run_common.h"
 #include "cli/session_inputs.h"
+#include "cli/trace_threshold.h"
 #include "exporters/console_table.h"
 #include "framework/io/output_file.h"
 #include "framework/measure/clock.h"
 #include "framework/signals.h"
+#include "framework/text/units.h"
 #include "framework/until_decided.h"
 
 namespace rtgate::cli {
@@ -90,6 +93,15 @@ int run_command(const RunCmdArgs& args) {
   std::optional<SessionInputs> sessions;
   if (baseline && !(sessions = SessionInputs::load(*baseline, args.gate))) return kExitUsage;
 
+  if (baseline && opt.trace.enabled && !(a.trace_threshold_us > 0)) {
+    std::vector<std::string> names;
+    for (const SelectedSuite& sel : p.selection) names.push_back(sel.suite->name.value);
+    p.options.trace.chosen = choose_trace_thresholds(*baseline, names);
+    for (const auto& [suite, chosen] : p.options.trace.chosen) {
+      std::fprintf(stderr, "rtgate: --trace threshold for %s: %s, %s\n", suite.c_str(),
+                   text::in_us(chosen.threshold_us * 1e3).c_str(), chosen.from.c_str());
+    }
+  }
   if (args.dry_run) return print_plan(args, p);
 
   const std::atomic<bool>& interrupt = install_interrupt_handler();

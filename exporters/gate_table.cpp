@@ -99,6 +99,11 @@ void emit_gate_table(const gate::GateVerdict& report, TableFormat format,
       for (const auto& t : m.trace) put("    trace: " + t + "\n");
     }
   }
+  for (const gate::CauseComparison& c : report.causes) {
+    const std::vector<std::string> lines = c.lines();
+    put(lines.front() + "\n");
+    for (std::size_t i = 1; i < lines.size(); ++i) put("    " + lines[i] + "\n");
+  }
   for (const auto& d : report.incomparable) put("incomparable: " + d + "\n");
   for (const auto& d : report.environment_differences) put("environment differs: " + d + "\n");
   if (report.environment_mismatch) {
@@ -137,6 +142,55 @@ using ojson = nlohmann::ordered_json;
 
 ojson num(double v) { return std::isfinite(v) ? ojson(v) : ojson(nullptr); }
 
+ojson cause_json(const gate::CauseChange& c) {
+  return {{"cause", c.cause},
+          {"new", c.is_new},
+          {"gone", c.is_gone},
+          {"samples_base", c.samples_base},
+          {"samples_cur", c.samples_cur},
+          {"in_base", c.in_base},
+          {"in_cur", c.in_cur},
+          {"share_base", c.share_base},
+          {"share_cur", c.share_cur},
+          {"dispersion", c.phi},
+          {"p_value", num(c.p)}};
+}
+
+}  // namespace
+
+nlohmann::ordered_json cause_comparisons_json(const std::vector<gate::CauseComparison>& causes) {
+  ojson out = ojson::array();
+  for (const gate::CauseComparison& c : causes) {
+    ojson j{{"suite", c.suite},
+            {"case", c.case_name},
+            {"threshold_ns", c.threshold_ns},
+            {"threshold_from", c.threshold_from},
+            {"samples_base", c.samples_base},
+            {"samples_cur", c.samples_cur},
+            {"headline", c.headline()},
+            {"note", c.note},
+            {"grew", ojson::array()},
+            {"shrank", ojson::array()},
+            {"locks_grew", ojson::array()}};
+    for (const auto& g : c.grew) j["grew"].push_back(cause_json(g));
+    for (const auto& g : c.shrank) j["shrank"].push_back(cause_json(g));
+    for (const gate::LockChange& l : c.locks) {
+      j["locks_grew"].push_back({{"lock", l.lock},
+                                 {"new", l.is_new},
+                                 {"waits_per_run_base", l.waits_base},
+                                 {"waits_per_run_cur", l.waits_cur},
+                                 {"wait_ms_per_run_base", l.wait_ms_base},
+                                 {"wait_ms_per_run_cur", l.wait_ms_cur},
+                                 {"dispersion", l.phi},
+                                 {"p_value", num(l.p)}});
+    }
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+namespace {
+
 // The document without its suites ("suites" an empty array, last).
 ojson gate_json_header(const gate::GateVerdict& report) {
   ojson j;
@@ -153,6 +207,7 @@ ojson gate_json_header(const gate::GateVerdict& report) {
   j["session_noise"] = report.noise;
   j["incomparable"] = report.incomparable;
   j["open_metrics"] = report.open_metrics();
+  j["causes"] = cause_comparisons_json(report.causes);
   j["suites"] = ojson::array();
   return j;
 }

@@ -29,6 +29,8 @@ const std::vector<std::string>& gate_table_header();
 // One line per metric for logs and JUnit: "case/metric: verdict, stat effect, detectable ...,
 // decided by ...".
 std::string gate_metric_line(const gate::MetricVerdict& m);
+// The cause comparisons of a gate or a history, as the JSON "causes" array of both.
+nlohmann::ordered_json cause_comparisons_json(const std::vector<gate::CauseComparison>& causes);
 nlohmann::ordered_json gate_json(const gate::GateVerdict& report);
 // gate_json(report).dump(2) and a newline, written to `out` a metric at a time.
 void write_gate_json(const gate::GateVerdict& report, std::FILE* out);

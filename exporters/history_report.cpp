@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "exporters/gate_table.h"
 #include "framework/gate/change_estimate.h"
 #include "framework/gate/format.h"
 
@@ -136,6 +137,11 @@ std::string render_history_table(const History& history, const HistoryReport& re
   out << "family: " << report.family << " metrics at alpha " << report.alpha
       << " (a statistic at alpha / family / its metric's statistics)\n";
   for (const std::string& note : report.notes) out << "note: " << note << "\n";
+  for (const gate::CauseComparison& c : report.causes) {
+    const std::vector<std::string> lines = c.lines();
+    out << lines.front() << "\n";
+    for (std::size_t i = 1; i < lines.size(); ++i) out << "    " << lines[i] << "\n";
+  }
   out << "history: " << report.reason << "\n";
   return out.str();
 }
@@ -147,6 +153,7 @@ ordered_json history_json(const History& history, const HistoryReport& report) {
   j["exit_code"] = gate::exit_code(report);
   j["reason"] = report.reason;
   j["notes"] = report.notes;
+  j["causes"] = cause_comparisons_json(report.causes);
   j["alpha"] = report.alpha;
   j["family"] = report.family;
   j["kernels"] = report.kernels;

@@ -149,6 +149,10 @@ std::vector<JunitSuite> junit_from_gate(const gate::GateVerdict& report, const R
     for (const auto& n : v.notes) s.system_out += "note: " + n + "\n";
     if (!v.reason.empty()) s.system_out += "suite: " + v.reason + "\n";
     for (const gate::MetricVerdict& m : v.metrics) s.system_out += gate_metric_line(m) + "\n";
+    for (const gate::CauseComparison& cc : report.causes) {
+      if (cc.suite != v.suite) continue;
+      for (const std::string& line : cc.lines()) s.system_out += line + "\n";
+    }
     for (const gate::MetricVerdict& m : v.metrics) {
       JunitCase c{.classname = v.suite,
                   .name = (m.case_name.empty() ? "" : m.case_name + "/") + m.metric};
@@ -173,6 +177,10 @@ std::vector<JunitSuite> junit_from_gate(const gate::GateVerdict& report, const R
           c.body += e.test + (e.deciding ? " (decided)" : "") + ": " + e.detail + "\n";
         }
         for (const auto& t : m.trace) c.body += "trace: " + t + "\n";
+        for (const gate::CauseComparison& cc : report.causes) {
+          if (cc.suite != v.suite || cc.case_name != m.case_name) continue;
+          for (const std::string& line : cc.lines()) c.body += line + "\n";
+        }
       }
       s.cases.push_back(std::move(c));
     }

@@ -77,13 +77,14 @@ std::optional<SuiteResult> run_once(const SelectedSuite& sel, const RunOptions& 
   }
   auto state = std::make_shared<RunState>(opt.duration_s, cpus, index, opt.runs);
   state->ctx.set_watchdog_s(opt.watchdog_s);
+  const std::string& name = sel.suite->name.value;
   if (opt.trace.enabled && trace_why->empty()) {
-    state->traced = trace::TracedRun::start(opt.trace, cpus, &state->stop, trace_why);
+    state->traced =
+        trace::TracedRun::start(opt.trace.for_suite(name), cpus, &state->stop, trace_why);
     if (state->traced) state->ctx.set_sample_hook(state->traced->hook());
   }
   std::future<SuiteResult> done = state->result.get_future();
   rt::reset_thread_failures(&state->stop);
-  const std::string& name = sel.suite->name.value;
   if (opt.on_run) opt.on_run(name, &state->ctx);
   struct Unhook {
     const RunOptions& opt;

@@ -280,6 +280,7 @@ Case case_from(element v, const std::string& cw, Encoding enc) {
     c.metrics.push_back(metric_from(m, cw + ".metrics[" + std::to_string(k++) + "]", enc));
   }
   if (const auto a = member(j, "analysis")) c.analysis = analyses_from(as_nlohmann(*a));
+  if (const auto p = member(j, "causes")) c.causes = cause_profile_from(as_nlohmann(*p));
   return c;
 }
 

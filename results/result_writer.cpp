@@ -202,6 +202,7 @@ ojson case_json(const Case& c) {
   j["metrics"] = ojson::array();
   for (const Metric& m : c.metrics) j["metrics"].push_back(metric_json(m));
   if (!c.analysis.empty()) j["analysis"] = analyses_json(c.analysis);
+  if (c.causes) j["causes"] = cause_profile_json(*c.causes);
   return j;
 }
 

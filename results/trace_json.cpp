@@ -1,5 +1,6 @@
 #include "results/trace_json.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "results/json_number.h"
@@ -134,10 +135,53 @@ std::vector<trace::SampleAnalysis> analyses_from(const json& j) {
   return out;
 }
 
+ojson cause_profile_json(const trace::CauseProfile& p) {
+  std::vector<std::pair<std::string, trace::CauseStats>> classes(p.causes.begin(), p.causes.end());
+  std::stable_sort(classes.begin(), classes.end(),
+                   [](const auto& a, const auto& b) { return a.second.ns > b.second.ns; });
+  ojson list = ojson::array();
+  for (const auto& [name, c] : classes) {
+    list.push_back({{"cause", name},
+                    {"samples", c.samples},
+                    {"ns", c.ns},
+                    {"slice_sq", c.slice_sq},
+                    {"slice_cross", c.slice_cross}});
+  }
+  return {{"threshold_ns", p.threshold_ns},
+          {"samples", p.samples},
+          {"not_analysed", p.not_analysed},
+          {"ns", p.ns},
+          {"slices", p.slices},
+          {"slice_n_sq", p.slice_n_sq},
+          {"classes", std::move(list)}};
+}
+
+trace::CauseProfile cause_profile_from(const json& j) {
+  trace::CauseProfile p;
+  p.threshold_ns = val<std::int64_t>(j, "threshold_ns", 0);
+  p.samples = val<std::uint64_t>(j, "samples", 0);
+  p.not_analysed = val<std::uint64_t>(j, "not_analysed", 0);
+  p.ns = val<std::int64_t>(j, "ns", 0);
+  p.slices = val<std::uint64_t>(j, "slices", 0);
+  p.slice_n_sq = val<double>(j, "slice_n_sq", 0);
+  for (const json& c : arr(j, "classes")) {
+    const std::string name = val<std::string>(c, "cause", "");
+    if (name.empty()) continue;
+    trace::CauseStats& s = p.causes[name];
+    s.samples += val<std::uint64_t>(c, "samples", 0);
+    s.ns += val<std::int64_t>(c, "ns", 0);
+    s.slice_sq += val<double>(c, "slice_sq", 0);
+    s.slice_cross += val<double>(c, "slice_cross", 0);
+  }
+  return p;
+}
+
 ojson trace_record_json(const TraceRecord& r) {
   ojson j;
   if (!r.unavailable.empty()) j["unavailable"] = r.unavailable;
   j["runs"] = r.runs;
+  j["threshold_ns"] = r.threshold_ns;
+  if (!r.threshold_from.empty()) j["threshold_from"] = r.threshold_from;
   j["events"] = r.events;
   j["lost"] = r.lost;
   j["markers"] = r.markers;
@@ -156,9 +200,11 @@ ojson trace_record_json(const TraceRecord& r) {
     for (const trace::LockWait& w : r.locks.locks) {
       ojson lj = {{"lock", w.lock}, {"kind", w.kind}, {"caller", w.caller}};
       lj.update(wait_json(w.wait));
+      lj["per_run"] = w.per_run;
       locks.push_back(std::move(lj));
     }
-    j["lock_contention"] = {{"locks", std::move(locks)},
+    j["lock_contention"] = {{"runs", r.locks.runs},
+                            {"locks", std::move(locks)},
                             {"other_waits", r.locks.other_waits},
                             {"mmap_lock",
                              {{"read", wait_json(r.locks.mmap_lock_read)},
@@ -171,6 +217,8 @@ TraceRecord trace_record_from(const json& j) {
   TraceRecord r;
   r.unavailable = val<std::string>(j, "unavailable", "");
   r.runs = val<int>(j, "runs", 0);
+  r.threshold_ns = val<std::int64_t>(j, "threshold_ns", 0);
+  r.threshold_from = val<std::string>(j, "threshold_from", "");
   r.events = val<std::uint64_t>(j, "events", 0);
   r.lost = val<std::uint64_t>(j, "lost", 0);
   r.markers = val<std::uint64_t>(j, "markers", 0);
@@ -193,11 +241,13 @@ TraceRecord trace_record_from(const json& j) {
   if (j.is_object() && j.contains("lock_contention")) {
     const json& lc = j["lock_contention"];
     r.locks.traced = true;
+    r.locks.runs = val<int>(lc, "runs", 0);
     for (const json& l : arr(lc, "locks")) {
       r.locks.locks.push_back({.lock = val<std::string>(l, "lock", ""),
                                .kind = val<std::string>(l, "kind", ""),
                                .caller = val<std::string>(l, "caller", ""),
-                               .wait = wait_from(l)});
+                               .wait = wait_from(l),
+                               .per_run = val<std::vector<std::uint64_t>>(l, "per_run", {})});
     }
     r.locks.other_waits = val<std::uint64_t>(lc, "other_waits", 0);
     const json mm = val<json>(lc, "mmap_lock", json::object());

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "exporters/gate_table.h"
+#include "exporters/html/cause_section.h"
 #include "exporters/html/html_text.h"
 #include "exporters/html/page_shell.h"
 #include "exporters/html/suite_section.h"
@@ -229,6 +230,9 @@ const gate::SuiteVerdict* suite_verdict(const gate::GateVerdict* g, const std::s
 std::string toc(const RunReport& cur, const gate::GateVerdict* g, bool history) {
   std::string s = "<nav><h2>Contents</h2>" + expand_buttons() + "<ul>";
   if (g != nullptr) s += "<li><a href=\"#verdict\">Verdict</a></li>";
+  if (g != nullptr && !g->causes.empty()) {
+    s += std::string("<li><a href=\"#") + kCausesAnchor + "\">Causes</a></li>";
+  }
   if (history) s += "<li><a href=\"#history\">History</a></li>";
   s += "<li><a href=\"#environment\">Environment</a></li>";
   for (const SuiteResult& r : cur.suites) {
@@ -257,7 +261,7 @@ std::string render_report(const RunReport& cur, const RunReport* base, const gat
          "holds what was measured until then.</div>";
   }
   s += toc(cur, g, !trend_html.empty());
-  if (g != nullptr) s += verdict_section(cur, *g);
+  if (g != nullptr) s += verdict_section(cur, *g) + cause_section(*g);
   s += trend_html;
   s += environment_section(cur, base, g);
   s += "<h2>Suites</h2>";

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "framework/gate/cause_evidence.h"
 #include "framework/gate/comparability.h"
 #include "framework/gate/environment_diff.h"
 #include "framework/gate/format.h"
@@ -384,6 +385,7 @@ GateVerdict compare(const std::vector<const RunReport*>& given_base, const RunRe
   }
   if (!incomplete.empty()) g.overall = worst(g.overall, Verdict::kInconclusive);
   attach_trace_evidence(g, cur);
+  attach_cause_evidence(g, base_sessions, cur);
   return g;
 }
 

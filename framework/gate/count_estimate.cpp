@@ -39,17 +39,10 @@ void add_spread(const SideCounts& side, Spread& out) {
   }
 }
 
-// The within-session dispersion: pooled chi-square / df, moderated towards the history's, at the
-// upper 75% bound of a chi-square with the combined df; at least 1.
+// The within-session dispersion: pooled chi-square / df, moderated towards the history's.
 double dispersion(const Spread& spread, const SessionNoise& noise) {
-  double d0 = noise.run_df > 0 ? noise.run_df : 0;
-  double phi0 = d0 > 0 ? noise.run_var : 1;
-  const double df = d0 + spread.df;
-  if (!(df > 0)) return 1;
-  const double phi = (d0 * phi0 + spread.chi2) / df;
-  const double lower_q =
-      boost::math::quantile(boost::math::chi_squared_distribution<double, Fast>(df), 0.25);
-  return std::max(1.0, phi * df / lower_q);
+  const double d0 = noise.run_df > 0 ? noise.run_df : 0;
+  return dispersion_bound(spread.chi2, spread.df, d0, d0 > 0 ? noise.run_var : 1);
 }
 
 double z_quantile(double p) {
@@ -66,6 +59,28 @@ double poisson_lower(double k, double a) {
 }
 
 }  // namespace
+
+double dispersion_bound(double chi2, double df, double prior_df, double prior_phi) {
+  const double d0 = prior_df > 0 ? prior_df : 0;
+  const double all_df = d0 + std::max(0.0, df);
+  if (!(all_df > 0)) return 1;
+  const double phi = (d0 * (d0 > 0 ? prior_phi : 1) + chi2) / all_df;
+  const double lower_q =
+      boost::math::quantile(boost::math::chi_squared_distribution<double, Fast>(all_df), 0.25);
+  return std::max(1.0, phi * all_df / lower_q);
+}
+
+RateTest exact_rate_test(double k_base, double k_cur, double exposure_base, double exposure_cur,
+                         double phi) {
+  RateTest t;
+  if (!(exposure_base > 0) || !(exposure_cur > 0)) return t;
+  const double sbase = std::max(0.0, k_base) / phi, scur = std::max(0.0, k_cur) / phi;
+  const double share = exposure_cur / (exposure_base + exposure_cur);
+  // P(X >= scur) and P(X <= scur) for X ~ Binomial(sbase + scur, share), continuous in the counts.
+  t.p_up = scur <= 0 ? 1.0 : boost::math::ibeta(scur, sbase + 1, share, Fast());
+  t.p_down = sbase <= 0 ? 1.0 : boost::math::ibeta(sbase, scur + 1, 1 - share, Fast());
+  return t;
+}
 
 CountEstimate estimate_counts(const SideCounts& base, const SideCounts& cur,
                               const SessionNoise& noise) {
@@ -89,11 +104,9 @@ CountEstimate estimate_counts(const SideCounts& base, const SideCounts& cur,
   const double session_b = tau_sq * rate * sb.n_sq / nb;
   const double session_c = tau_sq * rate * sc.n_sq / nc;
   e.phi = within + std::max(session_b, session_c);
-  const double sbase = kb / e.phi, scur = kc / e.phi;
-  const double share = nc / (nb + nc);
-  // P(X >= scur) and P(X <= scur) for X ~ Binomial(sbase + scur, share), continuous in the counts.
-  e.p_up = scur <= 0 ? 1.0 : boost::math::ibeta(scur, sbase + 1, share, Fast());
-  e.p_down = sbase <= 0 ? 1.0 : boost::math::ibeta(sbase, scur + 1, 1 - share, Fast());
+  const RateTest t = exact_rate_test(kb, kc, nb, nc, e.phi);
+  e.p_up = t.p_up;
+  e.p_down = t.p_down;
   return e;
 }
 

@@ -45,6 +45,19 @@ struct SideCounts {
   std::vector<int> session;
 };
 
+// The exact conditional test itself, for counts with exposures (runs, samples): given the total,
+// current's share of the scaled counts k / phi is Binomial(K, e_cur / (e_base + e_cur)) when the
+// rates are equal. One-sided p-values, up (current's rate higher) and down.
+struct RateTest {
+  double p_up = 1, p_down = 1;
+};
+RateTest exact_rate_test(double k_base, double k_cur, double exposure_base, double exposure_cur,
+                         double phi);
+
+// A dispersion from a Pearson chi-square on df degrees of freedom (with a prior of prior_df at
+// prior_phi, 0: none), taken at its upper 75% bound; at least 1.
+double dispersion_bound(double chi2, double df, double prior_df = 0, double prior_phi = 1);
+
 CountEstimate estimate_counts(const SideCounts& base, const SideCounts& cur,
                               const SessionNoise& noise = {});
 

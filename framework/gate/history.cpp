@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "framework/gate/cause_compare.h"
 #include "framework/gate/comparability.h"
 #include "framework/gate/run_values.h"
 #include "framework/gate/session_noise.h"
@@ -89,6 +90,12 @@ SessionValues HistoryBuilder::reduce(const RunReport& r, const std::string& sour
     out.session.contaminated = out.session.contaminated || s.contaminated;
     if (s.status == SuiteStatus::kSkipped) continue;
     for (const Case& c : s.cases) {
+      if (c.causes) {
+        out.profiles.push_back({.suite = s.name,
+                                .case_name = c.name,
+                                .profile = *c.causes,
+                                .measured = measured_samples(c)});
+      }
       for (const Metric& m : c.metrics) {
         const MetricPolicy mp = resolve(policy_, s.name, c.name, m.name, m.gated_by_default());
         if (!mp.gated) continue;
@@ -142,6 +149,10 @@ std::string HistoryBuilder::add(SessionValues v) {
     series.values.push_back(e.value);
     series.within_var += e.within_var;  // a sum until finish()
   }
+  for (HistoryProfile& p : v.profiles) {
+    p.session = index;
+    history_.profiles.push_back(std::move(p));
+  }
   history_.sessions.push_back(std::move(v.session));
   return "";
 }
@@ -175,6 +186,11 @@ History HistoryBuilder::finish() {
     }
     out.series.push_back(std::move(s));
   }
+  for (HistoryProfile& p : history_.profiles) p.session = rank[static_cast<std::size_t>(p.session)];
+  std::stable_sort(
+      history_.profiles.begin(), history_.profiles.end(),
+      [](const HistoryProfile& a, const HistoryProfile& b) { return a.session < b.session; });
+  out.profiles = std::move(history_.profiles);
   history_ = {};
   session_index_.clear();
   series_index_.clear();

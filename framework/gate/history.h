@@ -41,9 +41,18 @@ struct HistorySeries {
   double within_var = 0;
 };
 
+// A traced case's cause profile in one session (--trace), and the samples it measured.
+struct HistoryProfile {
+  int session = 0;  // index into History::sessions
+  std::string suite, case_name;
+  trace::CauseProfile profile;
+  double measured = 0;
+};
+
 struct History {
   std::vector<HistorySession> sessions;  // in time order (started_at)
   std::vector<HistorySeries> series;     // in the order first seen
+  std::vector<HistoryProfile> profiles;  // in time order of their sessions
   int duplicates = 0;                    // results of a session already added
 };
 
@@ -61,6 +70,7 @@ struct SessionValues {
     double value = 0, within_var = 0;
   };
   std::vector<Value> values;
+  std::vector<HistoryProfile> profiles;  // session not yet set
 };
 
 class HistoryBuilder {

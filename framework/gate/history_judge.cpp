@@ -10,6 +10,7 @@
 #include "framework/exit_codes.h"
 #include "framework/gate/change_estimate.h"
 #include "framework/gate/format.h"
+#include "framework/gate/history_causes.h"
 
 namespace rtgate::gate {
 namespace {
@@ -275,6 +276,7 @@ HistoryReport judge_history(const History& history, const Policy& policy, int ba
                            " had fewer than 3 sessions before kernel " + out.newest_kernel +
                            " since their last change point";
   }
+  out.causes = history_causes(history, policy.alpha);
   return out;
 }
 

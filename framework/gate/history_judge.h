@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/gate/cause_compare.h"
 #include "framework/gate/change_points.h"
 #include "framework/gate/history.h"
 #include "framework/gate/policy.h"
@@ -49,6 +50,8 @@ struct HistoryReport {
   // sits in a worse segment (a regressed kernel became the baseline); a kernel whose own gate
   // was inconclusive started a worse segment, as the sessions since show.
   std::vector<std::string> notes;
+  // Per case traced on both: the newest kernel's causes against the kernel's before it.
+  std::vector<CauseComparison> causes;
 };
 
 // `baseline_session`: the index in history.sessions of the session a gate takes as its

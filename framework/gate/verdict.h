@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/gate/cause_compare.h"
 #include "framework/gate/policy.h"
 #include "framework/report/report.h"
 
@@ -129,6 +130,10 @@ struct GateVerdict {
   // parameters or run options, an incomplete current result. Each made a suite (or the whole
   // gate) inconclusive unless allowed.
   std::vector<std::string> incomparable;
+  // When both sides were traced: per case, what changed in the causes of its latency over the
+  // trace threshold, and per suite (case_name "") the kernel locks whose contention grew.
+  // Evidence for people, never judged (cause_compare.h).
+  std::vector<CauseComparison> causes;
   // The metrics still inconclusive or missing, "suite/case/metric" (for --until-decided).
   std::vector<std::string> open_metrics() const;
   // The suites with an open metric (or an open suite verdict).

@@ -233,6 +233,12 @@ void add_unique(std::vector<std::string>& to, const std::vector<std::string>& fr
 void TraceRecord::merge(const TraceRecord& o) {
   if (unavailable.empty()) unavailable = o.unavailable;
   if (break_reason.empty()) break_reason = o.break_reason;
+  if (runs == 0) {
+    threshold_ns = o.threshold_ns;
+    threshold_from = o.threshold_from;
+  } else if (o.runs > 0 && threshold_ns != o.threshold_ns) {
+    threshold_ns = -1;  // runs with different thresholds: their profiles are not comparable
+  }
   runs += o.runs;
   events += o.events;
   lost += o.lost;
@@ -261,6 +267,10 @@ void SuiteResult::merge_run(const SuiteResult& run) {
       continue;
     }
     merge_analyses(mine->analysis, rc.analysis);
+    if (rc.causes) {
+      if (!mine->causes) mine->causes.emplace();
+      mine->causes->merge(*rc.causes);
+    }
     for (const Metric& rm : rc.metrics) {
       if (Metric* m = mine->find(rm.name)) {
         m->merge(rm);

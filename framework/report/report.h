@@ -20,6 +20,7 @@
 #include "framework/measure/latency_histogram.h"
 #include "framework/report/environment.h"
 #include "framework/report/hygiene.h"
+#include "framework/trace/cause_profile.h"
 #include "framework/trace/lock_contention.h"
 #include "framework/trace/sample_analysis.h"
 
@@ -140,6 +141,9 @@ struct Case {
   // --trace: the worst sample of each of the case's CPUs (or the break), then threshold
   // crossings, each explained from the trace. Evidence only: the gate never judges it.
   std::vector<trace::SampleAnalysis> analysis;
+  // --trace: every analysed sample of the case's threads, counted by cause (merged over runs).
+  // Evidence too: compared between two traced results, never judged as a metric.
+  std::optional<trace::CauseProfile> causes;
 
   Metric* find(const std::string& metric_name);
   const Metric* find(const std::string& metric_name) const;
@@ -151,6 +155,10 @@ using ParamValue = std::variant<std::int64_t, double, bool, std::string>;
 struct TraceRecord {
   std::string unavailable;  // why tracing was skipped ("" when it ran)
   int runs = 0;             // runs traced
+  // The threshold samples were marked and analysed over (0: none, each new worst only), and
+  // where it came from when rtgate chose it ("the baseline's p99"; "" when the user gave it).
+  std::int64_t threshold_ns = 0;
+  std::string threshold_from;
   std::uint64_t events = 0, lost = 0, markers = 0, crossings_not_analysed = 0;
   std::vector<std::string> missing_events;
   std::string break_reason;  // --break-us stopped the trace and the suite: the sample

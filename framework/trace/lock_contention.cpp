@@ -11,10 +11,10 @@ namespace {
 // The locking code itself, skipped when looking for the caller that contended.
 bool is_locking_function(std::string_view f) {
   static constexpr std::array<std::string_view, 22> kPrefixes = {
-      "_raw_",    "__raw_",      "queued_",    "native_queued", "__pv_queued", "do_raw_",
-      "lock_",    "__lock",      "down_",      "__down",        "rwsem_",      "__rwsem",
-      "mutex_",   "__mutex",     "rt_mutex",   "__rt_mutex",    "rt_spin",     "rt_read",
-      "rt_write", "percpu_down", "lockref_",   "osq_"};
+      "_raw_",    "__raw_",      "queued_",  "native_queued", "__pv_queued", "do_raw_",
+      "lock_",    "__lock",      "down_",    "__down",        "rwsem_",      "__rwsem",
+      "mutex_",   "__mutex",     "rt_mutex", "__rt_mutex",    "rt_spin",     "rt_read",
+      "rt_write", "percpu_down", "lockref_", "osq_"};
   for (std::string_view p : kPrefixes) {
     if (f.substr(0, p.size()) == p) return true;
   }
@@ -74,16 +74,28 @@ std::string contention_flags(std::int64_t flags) {
 
 void LockContention::merge(const LockContention& o) {
   traced = traced || o.traced;
+  auto same = [](const LockWait& a, const LockWait& b) {
+    return a.lock == b.lock && a.kind == b.kind && a.caller == b.caller;
+  };
+  for (LockWait& mine : locks) {
+    const bool in_o = std::any_of(o.locks.begin(), o.locks.end(),
+                                  [&](const LockWait& w) { return same(mine, w); });
+    if (!in_o) mine.per_run.insert(mine.per_run.end(), static_cast<std::size_t>(o.runs), 0);
+  }
   for (const LockWait& w : o.locks) {
-    auto it = std::find_if(locks.begin(), locks.end(), [&](const LockWait& x) {
-      return x.lock == w.lock && x.kind == w.kind && x.caller == w.caller;
-    });
+    auto it =
+        std::find_if(locks.begin(), locks.end(), [&](const LockWait& x) { return same(x, w); });
     if (it == locks.end()) {
       locks.push_back(w);
+      std::vector<std::uint64_t>& counts = locks.back().per_run;
+      counts.assign(static_cast<std::size_t>(runs), 0);
+      counts.insert(counts.end(), w.per_run.begin(), w.per_run.end());
     } else {
       it->wait.merge(w.wait);
+      it->per_run.insert(it->per_run.end(), w.per_run.begin(), w.per_run.end());
     }
   }
+  runs += o.runs;
   std::stable_sort(locks.begin(), locks.end(), [](const LockWait& a, const LockWait& b) {
     return a.wait.total_ns > b.wait.total_ns;
   });
@@ -156,6 +168,8 @@ LockContention ContentionCounter::result(const KernelSymbols& symbols) const {
     all.locks.push_back(std::move(w));
   }
   out.merge(all);
+  out.runs = 1;
+  for (LockWait& w : out.locks) w.per_run = {w.wait.count};
   return out;
 }
 

@@ -32,10 +32,12 @@ struct LockWait {
   std::string kind;    // "SPIN", "READ|RT", ...
   std::string caller;  // "release_pages+0x1a3 via folio_lruvec_lock_irqsave", "" without a stack
   WaitStats wait;
+  std::vector<std::uint64_t> per_run;  // wait.count of each run (0 where it was not in the top)
 };
 
 struct LockContention {
   bool traced = false;
+  int runs = 0;  // runs folded in
   std::vector<LockWait> locks;  // largest total wait first, at most kTop
   std::uint64_t other_waits = 0;  // waits on locks beyond the top entries
   WaitStats mmap_lock_read, mmap_lock_write;

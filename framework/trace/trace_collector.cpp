@@ -233,7 +233,10 @@ void TraceCollector::on_marker(int n, Cpu& cpu, const Marker& m) {
   // cannot replace it.
   const bool maybe_guest = m.latency_ns > guest_floor(cpu);
   if (!worst && !m.is_break && !maybe_guest && !wants_crossing(cpu, m.latency_ns)) {
-    findings_.crossings_not_analysed += is_crossing(m.latency_ns);
+    if (is_crossing(m.latency_ns)) {
+      ++findings_.crossings_not_analysed;
+      profile(m.thread).skipped();
+    }
     return;
   }
   ++cpu.analysed_this_drain;
@@ -253,6 +256,7 @@ void TraceCollector::on_marker(int n, Cpu& cpu, const Marker& m) {
   SampleAnalysis a = analyze_sample(m, events, cpu.current_before, policy_of,
                                     window_steal(n, m.deadline_ns, m.ts));
   a.excerpt = excerpt(cpu, m);
+  profile(m.thread).add(a);
   a.trigger = !worst ? "threshold" : m.is_break ? "break" : "worst";
   const bool guest_worst = a.guest_latency_ns() > guest_floor(cpu);
   std::optional<SampleAnalysis> displaced_guest, displaced_worst;
@@ -270,6 +274,10 @@ void TraceCollector::on_marker(int n, Cpu& cpu, const Marker& m) {
   retire(cpu, std::move(displaced_worst));
   retire(cpu, std::move(displaced_guest));
   if (guest_worst && options_.lower_mark_floor) options_.lower_mark_floor(n, guest_floor(cpu));
+}
+
+CauseProfileBuilder& TraceCollector::profile(const std::string& thread) {
+  return profiles_.try_emplace(thread, options_.threshold_ns).first->second;
 }
 
 std::string TraceCollector::excerpt(const Cpu& cpu, const Marker& m) const {
@@ -306,6 +314,7 @@ TraceFindings TraceCollector::finish() {
     cpu.crossings.clear();
   }
   findings_.cfs_while_rt_runnable_ns = cfs_while_rt_.result();
+  for (const auto& [thread, builder] : profiles_) findings_.profiles[thread] = builder.result();
   if (options_.locks) findings_.contention = contention_.result(KernelSymbols::load());
   findings_.lost = overruns(session_.instance());
   return std::move(findings_);

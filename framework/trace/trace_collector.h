@@ -2,8 +2,8 @@
 // draining every CPU's buffer through libtracefs every 50 ms, so a long run loses nothing that an
 // analysis needs), keeps each CPU's recent events, and analyses the samples the measuring loops
 // marked: the worst of each CPU, the break, and threshold crossings up to a limit (the largest,
-// keeping one of each cause). With `locks`
-// it also counts kernel lock contention over the whole run.
+// keeping one of each cause). Every analysed sample is also counted into its thread's cause
+// profile (cause_profile.h). With `locks` it also counts kernel lock contention over the whole run.
 //
 // In a VM the host's steal is read per CPU after each drain (CpuSteal), so that each sample is
 // analysed with the steal of its CPU between the reading before its deadline and the one after
@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "framework/report/cpu_steal.h"
+#include "framework/trace/cause_profile.h"
 #include "framework/trace/cfs_while_rt.h"
 #include "framework/trace/event_decoder.h"
 #include "framework/trace/lock_contention.h"
@@ -62,6 +63,8 @@ struct TraceFindings {
   std::string steal_source;  // StealReading::source of the steal readings ("" when unreadable)
   // Per CPU: time SCHED_OTHER tasks ran while an RT task there was runnable (cfs_while_rt.h).
   std::map<int, std::int64_t> cfs_while_rt_runnable_ns;
+  // Per measuring thread (its label): every analysed sample counted into a cause profile.
+  std::map<std::string, CauseProfile> profiles;
 };
 
 class TraceCollector {
@@ -107,6 +110,7 @@ class TraceCollector {
   void keep_crossing(Cpu& cpu, SampleAnalysis a);
   static std::string cause_of(const SampleAnalysis& a);
   void trim(Cpu& cpu);
+  CauseProfileBuilder& profile(const std::string& thread);
   std::string excerpt(const Cpu& cpu, const Marker& m) const;
 
   const TraceSession& session_;
@@ -119,6 +123,7 @@ class TraceCollector {
   // time its sample is analysed (a --load thread, stopped before the last drain) keeps its name.
   std::unordered_map<int, std::string> rt_policies_;
   std::deque<StealRead> steal_reads_;
+  std::map<std::string, CauseProfileBuilder> profiles_;
   ContentionCounter contention_;
   CfsWhileRt cfs_while_rt_;
   TraceFindings findings_;

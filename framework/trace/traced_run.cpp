@@ -9,9 +9,9 @@ std::int64_t to_ns(double us) { return static_cast<std::int64_t>(std::llround(us
 
 // The case a sample belongs to: the one its suite named when it registered the sample's counter
 // (RunContext::track, claim_trace).
-Case* owner(SuiteResult& r, const SampleAnalysis& a,
+Case* owner(SuiteResult& r, const std::string& thread,
             const std::map<std::string, std::string>& owners) {
-  const auto named = owners.find(a.thread);
+  const auto named = owners.find(thread);
   if (named == owners.end()) return nullptr;
   for (Case& c : r.cases) {
     if (c.name == named->second) return &c;
@@ -20,6 +20,15 @@ Case* owner(SuiteResult& r, const SampleAnalysis& a,
 }
 
 }  // namespace
+
+TraceOptions TraceOptions::for_suite(const std::string& suite) const {
+  TraceOptions o = *this;
+  if (const auto it = chosen.find(suite); it != chosen.end()) {
+    o.threshold_us = it->second.threshold_us;
+    o.threshold_from = it->second.from;
+  }
+  return o;
+}
 
 std::string excerpt_file_name(const std::string& suite, int cpu) {
   return suite + ".cpu" + std::to_string(cpu) + ".txt";
@@ -55,6 +64,8 @@ void TracedRun::finish(SuiteResult& result, const std::string& suite, int run_in
   TraceFindings f = collector_->finish();
   TraceRecord rec;
   rec.runs = 1;
+  rec.threshold_ns = to_ns(options_.threshold_us);
+  rec.threshold_from = options_.threshold_from;
   rec.events = f.events;
   rec.lost = f.lost;
   rec.markers = f.markers;
@@ -68,10 +79,16 @@ void TracedRun::finish(SuiteResult& result, const std::string& suite, int run_in
   for (SampleAnalysis& a : f.analyses) {
     a.run = run_index;
     a.excerpt_file = excerpt_file_name(suite, a.cpu);
-    if (Case* c = owner(result, a, owners)) {
+    if (Case* c = owner(result, a.thread, owners)) {
       c->analysis.push_back(std::move(a));
     } else {
       rec.analysis.push_back(std::move(a));
+    }
+  }
+  for (const auto& [thread, profile] : f.profiles) {
+    if (Case* c = owner(result, thread, owners)) {
+      if (!c->causes) c->causes.emplace();
+      c->causes->merge(profile);
     }
   }
   if (hook_->broke()) {

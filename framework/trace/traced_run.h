@@ -1,8 +1,8 @@
 // TracedRun: --trace for one run of a suite. It starts the private trace session on the run's
 // CPUs, the collector that reads it, and the sample hook the run's periodic loops offer every
 // sample to; when the run has ended it freezes the trace and puts what was found into the run's
-// result: each analysis on the case whose CPU or thread it is (else on the suite), the lock
-// contention and the trace's own bookkeeping (events, lost, markers) on the suite.
+// result: each analysis and each thread's cause profile on the case whose thread it is (else the
+// analysis on the suite), the lock contention and the trace's own bookkeeping (events, lost, markers) on the suite.
 #pragma once
 
 #include <atomic>
@@ -22,6 +22,15 @@ struct TraceOptions {
   bool enabled = false;
   bool locks = false;       // --trace=locks: kernel lock contention too
   double threshold_us = 0;  // --trace-threshold-us: mark and analyse samples over it
+  std::string threshold_from;  // why rtgate chose threshold_us ("" when the user gave it)
+  // Per suite, a threshold rtgate chose (from a baseline) in place of threshold_us.
+  struct Chosen {
+    double threshold_us = 0;
+    std::string from;
+  };
+  std::map<std::string, Chosen> chosen;
+  // These options for one suite: its chosen threshold, if it has one.
+  TraceOptions for_suite(const std::string& suite) const;
   double break_us = 0;      // --break-us: stop the trace and the suite at the first sample over
   int buffer_kb = 8192;     // --trace-buffer-kb, per CPU
 };

@@ -192,5 +192,84 @@ TEST(TraceJson, MergingRanksGuestWorstsByTheirGuestLatency) {
   EXPECT_EQ(into[0].latency_ns, 2500);
 }
 
+TEST(TraceJson, CauseProfilesThresholdsAndPerRunLockCountsRoundTrip) {
+  RunReport r = traced_report();
+  trace::CauseProfile p;
+  p.threshold_ns = 50'000;
+  p.samples = 40;
+  p.not_analysed = 3;
+  p.ns = 4'000'000;
+  p.slices = 12;
+  p.slice_n_sq = 200;
+  p.causes["softirq NET_RX"] = {.samples = 17, .ns = 900'000, .slice_sq = 31.5, .slice_cross = 80};
+  p.causes["self"] = {.samples = 40, .ns = 100'000, .slice_sq = 140};
+  r.suites[0].cases[0].causes = p;
+  r.suites[0].trace->threshold_ns = 50'000;
+  r.suites[0].trace->threshold_from = "the baseline's p99";
+  r.suites[0].trace->locks.runs = 3;
+  r.suites[0].trace->locks.locks[0].per_run = {1, 0, 3};
+  const auto j = to_json(r);
+  // Largest latency first, for a reader of the JSON.
+  EXPECT_EQ(j["suites"][0]["cases"][0]["causes"]["classes"][0]["cause"], "softirq NET_RX");
+  const RunReport back = report_from_json(nlohmann::json::parse(to_json_text(r)));
+  const Case& c = back.suites.at(0).cases.at(0);
+  ASSERT_TRUE(c.causes);
+  EXPECT_EQ(c.causes->threshold_ns, 50'000);
+  EXPECT_EQ(c.causes->samples, 40u);
+  EXPECT_EQ(c.causes->not_analysed, 3u);
+  EXPECT_EQ(c.causes->slices, 12u);
+  EXPECT_EQ(c.causes->causes.at("softirq NET_RX").samples, 17u);
+  EXPECT_DOUBLE_EQ(c.causes->causes.at("softirq NET_RX").slice_sq, 31.5);
+  EXPECT_DOUBLE_EQ(c.causes->causes.at("softirq NET_RX").slice_cross, 80);
+  EXPECT_DOUBLE_EQ(c.causes->slice_n_sq, 200);
+  EXPECT_EQ(c.causes->causes.at("self").ns, 100'000);
+  const TraceRecord& t = *back.suites[0].trace;
+  EXPECT_EQ(t.threshold_ns, 50'000);
+  EXPECT_EQ(t.threshold_from, "the baseline's p99");
+  EXPECT_EQ(t.locks.runs, 3);
+  EXPECT_EQ(t.locks.locks.at(0).per_run, (std::vector<std::uint64_t>{1, 0, 3}));
+  // A result from before profiles: no "causes", no threshold, no per-run lock counts.
+  const RunReport old = report_from_json(nlohmann::json::parse(to_json_text(traced_report())));
+  EXPECT_FALSE(old.suites[0].cases[0].causes);
+  EXPECT_EQ(old.suites[0].trace->threshold_ns, 0);
+  EXPECT_TRUE(old.suites[0].trace->locks.locks.at(0).per_run.empty());
+}
+
+TEST(TraceJson, MergingRunsMergesProfilesAndKeepsLockCountsPerRun) {
+  SuiteResult a, b;
+  for (SuiteResult* s : {&a, &b}) {
+    Case c;
+    c.name = "cpu1";
+    trace::CauseProfileBuilder builder(10);
+    trace::SampleAnalysis sample;
+    sample.latency_ns = 20;
+    sample.parts = {{.kind = "irq", .name = "eth0", .ns = 20}};
+    builder.add(sample);
+    c.causes = builder.result();
+    s->cases.push_back(c);
+    s->trace.emplace();
+    s->trace->runs = 1;
+    s->trace->threshold_ns = 10;
+    s->trace->locks.traced = true;
+    s->trace->locks.runs = 1;
+  }
+  a.trace->locks.locks = {
+      {.lock = "rename_lock", .kind = "SPIN", .wait = {.count = 5}, .per_run = {5}}};
+  b.trace->locks.locks = {{.lock = "dcache", .kind = "SPIN", .wait = {.count = 2}, .per_run = {2}}};
+  a.merge_run(b);
+  EXPECT_EQ(a.cases[0].causes->samples, 2u);
+  EXPECT_EQ(a.cases[0].causes->causes.at("irq eth0").samples, 2u);
+  EXPECT_EQ(a.trace->threshold_ns, 10);
+  EXPECT_EQ(a.trace->locks.runs, 2);
+  for (const trace::LockWait& w : a.trace->locks.locks) {
+    EXPECT_EQ(w.per_run, w.lock == "rename_lock" ? (std::vector<std::uint64_t>{5, 0})
+                                                 : (std::vector<std::uint64_t>{0, 2}))
+        << w.lock;
+  }
+  b.trace->threshold_ns = 20;
+  a.merge_run(b);
+  EXPECT_EQ(a.trace->threshold_ns, -1) << "runs over different thresholds";
+}
+
 }  // namespace
 }  // namespace rtgate

@@ -1,0 +1,223 @@
+#include "framework/gate/cause_compare.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "framework/gate/count_estimate.h"
+#include "framework/stats/holm.h"
+#include "framework/text/units.h"
+
+namespace rtgate::gate {
+namespace {
+
+using trace::CauseProfile;
+using trace::CauseStats;
+
+double ratio(double part, double whole) { return whole > 0 ? part / whole : 0; }
+
+std::string pct(double fraction) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%.0f%%", 100 * fraction);
+  return buf;
+}
+
+std::string p_text(double p) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, p < 0.001 ? "p %.1e" : "p %.3f", p);
+  return buf;
+}
+
+// The spread of a class's per-slice counts around its share of each slice, sum (x_s - q n_s)^2,
+// against its expected count q N: the variance-to-mean ratio of its total, weighted by slice size
+// as the total is (clumps of samples are where bursts weigh), as a chi-square-like sum (that
+// ratio times df) on df = the slices' effective number (Kish: N^2 / sum n_s^2) less one.
+struct Spread {
+  double chi2 = 0, df = 0;
+};
+Spread spread_of(const CauseProfile& p, const CauseStats* c) {
+  const auto n = static_cast<double>(p.samples);
+  const double slices = p.slice_n_sq > 0 ? n * n / p.slice_n_sq : 0;
+  Spread s{.chi2 = 0, .df = slices > 1 ? slices - 1 : 0};
+  if (c == nullptr || c->samples == 0 || s.df <= 0) return s;
+  const auto x = static_cast<double>(c->samples);
+  const double q = x / n;
+  const double rss = std::max(0.0, c->slice_sq - 2 * q * c->slice_cross + q * q * p.slice_n_sq);
+  s.chi2 = rss / x * slices;
+  return s;
+}
+
+// The session term (count_estimate.h's): a side's count also carries its boot's offset of the
+// cause's share, tau^2 times its expected count at the pooled rate.
+double session_term(double x_b, double x_c, double n_b, double n_c, bool two_sessions) {
+  if (!two_sessions) return 0;
+  const double rate = (x_b + x_c) / (n_b + n_c);
+  return kCauseSessionTau * kCauseSessionTau * rate * std::max(n_b, n_c);
+}
+
+const CauseStats* find(const CauseProfile& p, const std::string& name) {
+  const auto it = p.causes.find(name);
+  return it == p.causes.end() ? nullptr : &it->second;
+}
+
+CauseChange change_of(const std::string& name, const CauseProfile& b, const CauseProfile& c) {
+  const CauseStats* sb = find(b, name);
+  const CauseStats* sc = find(c, name);
+  CauseChange ch{.cause = name};
+  ch.samples_base = sb ? sb->samples : 0;
+  ch.samples_cur = sc ? sc->samples : 0;
+  ch.in_base = ratio(static_cast<double>(ch.samples_base), static_cast<double>(b.samples));
+  ch.in_cur = ratio(static_cast<double>(ch.samples_cur), static_cast<double>(c.samples));
+  ch.share_base = ratio(sb ? static_cast<double>(sb->ns) : 0, static_cast<double>(b.ns));
+  ch.share_cur = ratio(sc ? static_cast<double>(sc->ns) : 0, static_cast<double>(c.ns));
+  ch.is_new = ch.samples_base == 0;
+  ch.is_gone = ch.samples_cur == 0;
+  return ch;
+}
+
+std::string over(std::int64_t threshold_ns) { return "over " + text::in_us(threshold_ns, 0); }
+
+void share_test(const CauseProfile& b, const CauseProfile& c, double alpha, bool two_sessions,
+                CauseComparison& out) {
+  std::vector<std::string> names;
+  for (const auto& [name, s] : b.causes) names.push_back(name);
+  for (const auto& [name, s] : c.causes) {
+    if (b.causes.count(name) == 0) names.push_back(name);
+  }
+  std::vector<CauseChange> changes;
+  std::vector<double> p_up, p_down;
+  const auto nb = static_cast<double>(b.samples), nc = static_cast<double>(c.samples);
+  for (const std::string& name : names) {
+    CauseChange ch = change_of(name, b, c);
+    const Spread sb = spread_of(b, find(b, name)), sc = spread_of(c, find(c, name));
+    ch.phi = dispersion_bound(sb.chi2 + sc.chi2, sb.df + sc.df) +
+             session_term(static_cast<double>(ch.samples_base), static_cast<double>(ch.samples_cur),
+                          nb, nc, two_sessions);
+    const RateTest t = exact_rate_test(static_cast<double>(ch.samples_base),
+                                       static_cast<double>(ch.samples_cur), nb, nc, ch.phi);
+    p_up.push_back(t.p_up);
+    p_down.push_back(t.p_down);
+    changes.push_back(std::move(ch));
+  }
+  const std::vector<bool> up = stats::holm_reject(p_up, alpha),
+                          down = stats::holm_reject(p_down, alpha);
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    CauseChange& ch = changes[i];
+    if (up[i] && ch.in_cur - ch.in_base >= kMinRise && ch.share_cur > ch.share_base) {
+      ch.p = p_up[i];
+      out.grew.push_back(ch);
+    } else if (down[i] && ch.in_base - ch.in_cur >= kMinRise && ch.share_cur < ch.share_base) {
+      ch.p = p_down[i];
+      out.shrank.push_back(ch);
+    }
+  }
+}
+
+// Too few baseline samples over the threshold for shares: the rate of samples over it per
+// measured sample tells whether current crosses more often; if so, its causes are new.
+void rate_test(const CauseProfile& b, double mb, const CauseProfile& c, double mc, double alpha,
+               bool two_sessions, CauseComparison& out) {
+  const auto kb = static_cast<double>(b.samples + b.not_analysed);
+  const auto kc = static_cast<double>(c.samples + c.not_analysed);
+  out.note = "the baseline has " + std::to_string(b.samples + b.not_analysed) + " samples " +
+             over(b.threshold_ns) + ": causes compared by how often current crosses it";
+  if (!(mb > 0) || !(mc > 0)) return;
+  const RateTest t =
+      exact_rate_test(kb, kc, mb, mc, 1 + session_term(kb, kc, mb, mc, two_sessions));
+  if (!(t.p_up <= alpha)) return;
+  for (const auto& [name, s] : c.causes) {
+    CauseChange ch = change_of(name, b, c);
+    if (ch.in_cur - ch.in_base < kMinRise || ch.share_cur <= ch.share_base) continue;
+    ch.p = t.p_up;
+    out.grew.push_back(std::move(ch));
+  }
+}
+
+}  // namespace
+
+double measured_samples(const Case& c) {
+  for (const Metric& m : c.metrics) {
+    if (m.kind != MetricKind::kLatency) continue;
+    double n = 0;
+    for (const LatencySummary& r : m.runs) n += static_cast<double>(r.count);
+    return n;
+  }
+  return 0;
+}
+
+CauseComparison compare_causes(const CauseProfile& b, double measured_base, const CauseProfile& c,
+                               double measured_cur, double alpha, bool two_sessions) {
+  CauseComparison out{
+      .threshold_ns = c.threshold_ns, .samples_base = b.samples, .samples_cur = c.samples};
+  if (b.threshold_ns <= 0 || c.threshold_ns <= 0) {
+    out.note =
+        "traced without a threshold (only each run's new worst samples were analysed): "
+        "give --trace-threshold-us, or --baseline, to compare causes";
+  } else if (b.threshold_ns != c.threshold_ns) {
+    out.note = "traced over different thresholds (" + text::in_us(b.threshold_ns) + " and " +
+               text::in_us(c.threshold_ns) + "): causes not compared";
+  } else if (c.samples < kMinSamples) {
+    out.note = "current has " + std::to_string(c.samples) + " samples " + over(c.threshold_ns) +
+               " (fewer than " + std::to_string(kMinSamples) + "): causes not compared";
+  } else if (b.samples < kMinSamples) {
+    rate_test(b, measured_base, c, measured_cur, alpha, two_sessions, out);
+  } else {
+    share_test(b, c, alpha, two_sessions, out);
+  }
+  std::stable_sort(out.grew.begin(), out.grew.end(), [](const auto& x, const auto& y) {
+    return x.share_cur - x.share_base > y.share_cur - y.share_base;
+  });
+  std::stable_sort(out.shrank.begin(), out.shrank.end(), [](const auto& x, const auto& y) {
+    return x.share_base - x.share_cur > y.share_base - y.share_cur;
+  });
+  return out;
+}
+
+std::string CauseComparison::headline() const {
+  if (grew.empty()) return "";
+  const CauseChange& c = grew.front();
+  return std::string(c.in_base < kMinRise ? "new cause " : "grown cause ") + c.cause + " in " +
+         pct(c.in_cur) + " of samples " + over(threshold_ns) + " (was " + pct(c.in_base) + ")";
+}
+
+std::string CauseComparison::title() const {
+  if (case_name.empty()) return suite + ": kernel lock contention";
+  std::string t = suite + "/" + case_name + ": causes " + over(threshold_ns);
+  if (!threshold_from.empty()) t += " (" + threshold_from + ")";
+  return t + ", " + std::to_string(samples_cur) + " samples (baseline " +
+         std::to_string(samples_base) + ")";
+}
+
+std::vector<std::string> CauseComparison::lines() const {
+  std::vector<std::string> out = {title()};
+  for (const CauseChange& c : grew)
+    out.push_back(std::string(c.is_new ? "new: " : "grew: ") + describe(c));
+  for (const CauseChange& c : shrank) {
+    out.push_back(std::string(c.is_gone ? "gone: " : "shrank: ") + describe(c));
+  }
+  for (const LockChange& l : locks)
+    out.push_back(std::string(l.is_new ? "new lock: " : "lock grew: ") + describe(l));
+  if (!note.empty()) out.push_back("note: " + note);
+  if (out.size() == 1) {
+    out.push_back(case_name.empty() ? "no lock's contention grew" : "no cause grew or shrank");
+  }
+  return out;
+}
+
+std::string CauseComparison::describe(const CauseChange& c) {
+  std::string s = c.cause + ": in " + pct(c.in_cur) + " of samples (was " + pct(c.in_base) + "), " +
+                  pct(c.share_cur) + " of the latency (was " + pct(c.share_base) + ")";
+  if (!std::isnan(c.p)) s += ", " + p_text(c.p);
+  return s;
+}
+
+std::string CauseComparison::describe(const LockChange& c) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf,
+                ": %.0f waits per run (was %.0f), %.2f ms waited per run (was %.2f)", c.waits_cur,
+                c.waits_base, c.wait_ms_cur, c.wait_ms_base);
+  std::string s = c.lock + buf;
+  if (!std::isnan(c.p)) s += ", " + p_text(c.p);
+  return s;
+}
+
+}  // namespace rtgate::gate

@@ -1,0 +1,89 @@
+// What changed in the causes of a case's latency between two traced results: the cause profiles
+// (framework/trace/cause_profile.h) of the baseline and current case, compared class by class.
+//
+// The promise: a cause is named as grown (or new, when the baseline never had it) only when
+//  - both profiles count samples over the same threshold, and each side has at least
+//    kMinSamples of them;
+//  - the number of samples it took part in, against the samples profiled, rose by the exact rate
+//    test the gate uses for events (count_estimate.h), made quasi-Poisson by the dispersion of
+//    the class's counts over the runs' one-second slices (weighted by the slices' samples, pooled
+//    over both sides, at its upper 75% bound) plus, when the sides are two sessions, the session
+//    term of a boot's offset of the class's share (kCauseSessionTau, a stated prior), significant
+//    after Holm over the classes of the case at `alpha`;
+//  - the fraction of samples it took part in rose by at least kMinRise, and its share of the
+//    latency over the threshold rose.
+// Shrunk and gone causes mirror it. When the baseline has fewer than kMinSamples over the
+// threshold and current has enough, what can be tested is the rate of samples over the threshold
+// per measured sample: if that rose (the same test, on the case's measured samples), every cause
+// of current's samples that meets kMinRise is new. The gate never judges any of this; it is
+// evidence beside the metric verdicts, and the seeded simulations in
+// tests/unit/cause_compare_calibration_test.cpp check the promise on bursty counts.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "framework/report/report.h"
+
+namespace rtgate::gate {
+
+inline constexpr std::uint64_t kMinSamples = 10;
+inline constexpr double kMinRise = 0.10;
+// The default prior of a boot's offset of a cause's share (log scale, one SD): 30% of itself.
+inline constexpr double kCauseSessionTau = 0.3;
+
+struct CauseChange {
+  std::string cause;  // cause_profile.h's class name: "softirq NET_RX", "task load-rt* (...)"
+  bool is_new = false, is_gone = false;
+  std::uint64_t samples_base = 0, samples_cur = 0;
+  double in_base = 0, in_cur = 0;        // fraction of the profiled samples it took part in
+  double share_base = 0, share_cur = 0;  // its share of their latency
+  double phi = 1;                        // dispersion the test used
+  double p = NAN;                        // one-sided, in the change's direction
+};
+
+struct LockChange {
+  std::string lock;  // "rename_lock SPIN from d_walk"
+  bool is_new = false;
+  double waits_base = 0, waits_cur = 0;      // per run
+  double wait_ms_base = 0, wait_ms_cur = 0;  // total wait per run
+  double phi = 1, p = NAN;
+};
+
+// One case's comparison (case_name empty: the suite's kernel lock contention).
+struct CauseComparison {
+  std::string suite, case_name;
+  std::int64_t threshold_ns = 0;
+  std::string threshold_from;  // how rtgate chose the threshold ("" when the user gave it)
+  std::uint64_t samples_base = 0, samples_cur = 0;
+  std::vector<CauseChange> grew;    // most grown share of the latency first
+  std::vector<CauseChange> shrank;  // most shrunk first
+  std::vector<LockChange> locks;    // locks whose contention grew, most grown wait first
+  // Why nothing or only part could be compared ("the baseline has 3 samples over 50 us"), or
+  // how the threshold was chosen; "" when the comparison ran as promised.
+  std::string note;
+  // "new cause softirq NET_RX in 41% of samples over 50 us (was 2%)"; "" when nothing grew.
+  std::string headline() const;
+  // "cause softirq NET_RX: 41% of samples (was 2%), 38% of the latency (was 1%), p 0.001"
+  // "cyclic/cpu1: causes over 50 us (the baseline's p99 of ...), 812 samples (baseline 640)"
+  // ("cyclic: kernel locks" for a suite's locks), or "" for locks.
+  std::string title() const;
+  // The title, then "grew: ...", "shrank: ...", "lock grew: ...", "note: ..." lines, or "no
+  // cause grew or shrank".
+  std::vector<std::string> lines() const;
+  static std::string describe(const CauseChange& c);
+  static std::string describe(const LockChange& c);
+};
+
+// `measured_*`: the samples each side measured (for the rate of samples over the threshold).
+// `two_sessions`: the sides are different sessions (boots), whose offsets the slices cannot show.
+CauseComparison compare_causes(const trace::CauseProfile& base, double measured_base,
+                               const trace::CauseProfile& cur, double measured_cur, double alpha,
+                               bool two_sessions);
+
+// The samples a case measured: its first latency metric's count over all runs.
+double measured_samples(const Case& c);
+
+}  // namespace rtgate::gate

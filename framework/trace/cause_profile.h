@@ -1,0 +1,81 @@
+// A cause profile: what delayed one case's measuring thread over a traced run, counted over every
+// analysed sample rather than explained for the worst one alone. Each sample's analysis parts are
+// folded into cause classes, named so that the same cause has the same name on another boot or
+// kernel: an IRQ by handler name, a softirq by vector, an interrupt vector, a task by its comm with
+// the digits made a pattern ("kworker/*:*H", "load-rt*") and its policy and priority, idle exit,
+// the host (vCPU not running), the thread itself, and time the trace could not account for.
+//
+// Per class it keeps the samples the class took at least kPresentShare of (its "samples": the
+// count the comparison tests) and the latency credited to it (its share of the latency over the
+// threshold). Counts of one class come in bursts (a NIC's interrupts, a kworker's batch), and
+// samples over a threshold come in clumps, so the samples are also binned in kSliceNs slices of
+// the run, and the sums sum(x_s^2) and sum(x_s n_s) per class and sum(n_s^2) over the slices are
+// kept (x_s: the class's samples in slice s, n_s: the slice's): they give the dispersion of the
+// class's count around its share (framework/gate/cause_compare.h), and merge across runs by
+// addition.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "framework/trace/sample_analysis.h"
+
+namespace rtgate::trace {
+
+inline constexpr double kPresentShare = 0.10;
+inline constexpr std::int64_t kSliceNs = 1'000'000'000;
+
+struct CauseStats {
+  std::uint64_t samples = 0;  // samples the class took at least kPresentShare of
+  std::int64_t ns = 0;        // latency credited to the class over all samples
+  double slice_sq = 0;        // sum over slices of its samples squared
+  double slice_cross = 0;     // sum over slices of its samples times the slice's samples
+};
+
+struct CauseProfile {
+  // Samples counted are those at or over it; 0: the run had no threshold and only each new worst
+  // sample was analysed. -1: merged from runs with different thresholds (not comparable).
+  std::int64_t threshold_ns = 0;
+  std::uint64_t samples = 0;       // samples counted
+  std::uint64_t not_analysed = 0;  // crossings over the threshold the analysis budget skipped
+  std::int64_t ns = 0;             // their latency, summed
+  std::uint64_t slices = 0;        // non-empty slices they fell in
+  double slice_n_sq = 0;           // sum over slices of the slice's samples squared
+  std::map<std::string, CauseStats> causes;
+
+  void merge(const CauseProfile& o);
+};
+
+// The class a part belongs to: "softirq NET_RX", "irq virtio0-input.0", "vector local_timer",
+// "task kworker/*:*H (SCHED_OTHER)", "task load-rt* (SCHED_FIFO 98)", "idle exit", "host",
+// "self", "untraced".
+std::string cause_class(const AnalysisPart& part);
+
+// "kworker/1:2H" -> "kworker/*:*H": the digits of CPU numbers, pool ids and thread indices.
+std::string comm_pattern(const std::string& comm);
+
+// Builds one thread's profile sample by sample, in any order.
+class CauseProfileBuilder {
+ public:
+  explicit CauseProfileBuilder(std::int64_t threshold_ns = 0) : threshold_ns_(threshold_ns) {}
+  // Whether the sample counts: at or over the threshold (every sample when there is none).
+  bool counts(const SampleAnalysis& a) const;
+  void add(const SampleAnalysis& a);  // a sample that does not count is ignored
+  void skipped() { ++not_analysed_; }
+  CauseProfile result() const;
+
+ private:
+  struct Slice {
+    std::uint64_t samples = 0;
+    std::map<std::string, std::uint64_t> present;
+  };
+  std::int64_t threshold_ns_;
+  std::uint64_t not_analysed_ = 0;
+  std::map<std::int64_t, Slice> slices_;
+  std::map<std::string, CauseStats> causes_;
+  std::uint64_t samples_ = 0;
+  std::int64_t ns_ = 0;
+};
+
+}  // namespace rtgate::trace
