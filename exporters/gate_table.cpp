@@ -99,11 +99,7 @@ void emit_gate_table(const gate::GateVerdict& report, TableFormat format,
       for (const auto& t : m.trace) put("    trace: " + t + "\n");
     }
   }
-  for (const gate::CauseComparison& c : report.causes) {
-    const std::vector<std::string> lines = c.lines();
-    put(lines.front() + "\n");
-    for (std::size_t i = 1; i < lines.size(); ++i) put("    " + lines[i] + "\n");
-  }
+  for (const gate::CauseComparison& c : report.causes) put(c.block());
   for (const auto& d : report.incomparable) put("incomparable: " + d + "\n");
   for (const auto& d : report.environment_differences) put("environment differs: " + d + "\n");
   if (report.environment_mismatch) {

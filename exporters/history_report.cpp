@@ -137,11 +137,7 @@ std::string render_history_table(const History& history, const HistoryReport& re
   out << "family: " << report.family << " metrics at alpha " << report.alpha
       << " (a statistic at alpha / family / its metric's statistics)\n";
   for (const std::string& note : report.notes) out << "note: " << note << "\n";
-  for (const gate::CauseComparison& c : report.causes) {
-    const std::vector<std::string> lines = c.lines();
-    out << lines.front() << "\n";
-    for (std::size_t i = 1; i < lines.size(); ++i) out << "    " << lines[i] << "\n";
-  }
+  for (const gate::CauseComparison& c : report.causes) out << c.block();
   out << "history: " << report.reason << "\n";
   return out.str();
 }

@@ -4,26 +4,17 @@
 #include <cstdio>
 
 #include "exporters/html/html_text.h"
+#include "framework/gate/format.h"
 
 namespace rtgate::html {
 namespace {
 
-std::string pct(double fraction) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%.0f%%", 100 * fraction);
-  return buf;
-}
-
-std::string p_cell(double p) {
-  if (std::isnan(p)) return "-";
-  char buf[24];
-  std::snprintf(buf, sizeof buf, p < 0.001 ? "%.1e" : "%.3f", p);
-  return buf;
-}
+std::string p_cell(double p) { return std::isnan(p) ? "-" : gate::fmt::p_value(p); }
 
 std::vector<std::string> row(const char* change, const gate::CauseChange& c) {
-  return {badge(change), escape(c.cause), pct(c.in_base) + " &rarr; " + pct(c.in_cur),
-          pct(c.share_base) + " &rarr; " + pct(c.share_cur), p_cell(c.p)};
+  return {badge(change), escape(c.cause),
+          gate::fmt::share(c.in_base) + " &rarr; " + gate::fmt::share(c.in_cur),
+          gate::fmt::share(c.share_base) + " &rarr; " + gate::fmt::share(c.share_cur), p_cell(c.p)};
 }
 
 std::string comparison(const gate::CauseComparison& c) {

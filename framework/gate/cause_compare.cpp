@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "framework/gate/count_estimate.h"
+#include "framework/gate/format.h"
 #include "framework/stats/holm.h"
 #include "framework/text/units.h"
 
@@ -14,18 +15,6 @@ using trace::CauseProfile;
 using trace::CauseStats;
 
 double ratio(double part, double whole) { return whole > 0 ? part / whole : 0; }
-
-std::string pct(double fraction) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%.0f%%", 100 * fraction);
-  return buf;
-}
-
-std::string p_text(double p) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, p < 0.001 ? "p %.1e" : "p %.3f", p);
-  return buf;
-}
 
 // The spread of a class's per-slice counts around its share of each slice, sum (x_s - q n_s)^2,
 // against its expected count q N: the variance-to-mean ratio of its total, weighted by slice size
@@ -116,9 +105,10 @@ void share_test(const CauseProfile& b, const CauseProfile& c, double alpha, bool
 // measured sample tells whether current crosses more often; if so, its causes are new.
 void rate_test(const CauseProfile& b, double mb, const CauseProfile& c, double mc, double alpha,
                bool two_sessions, CauseComparison& out) {
-  const auto kb = static_cast<double>(b.samples + b.not_analysed);
+  const std::uint64_t crossings_base = b.samples + b.not_analysed;
+  const auto kb = static_cast<double>(crossings_base);
   const auto kc = static_cast<double>(c.samples + c.not_analysed);
-  out.note = "the baseline has " + std::to_string(b.samples + b.not_analysed) + " samples " +
+  out.note = "the baseline has " + std::to_string(crossings_base) + " samples " +
              over(b.threshold_ns) + ": causes compared by how often current crosses it";
   if (!(mb > 0) || !(mc > 0)) return;
   const RateTest t =
@@ -176,7 +166,8 @@ std::string CauseComparison::headline() const {
   if (grew.empty()) return "";
   const CauseChange& c = grew.front();
   return std::string(c.in_base < kMinRise ? "new cause " : "grown cause ") + c.cause + " in " +
-         pct(c.in_cur) + " of samples " + over(threshold_ns) + " (was " + pct(c.in_base) + ")";
+         fmt::share(c.in_cur) + " of samples " + over(threshold_ns) + " (was " +
+         fmt::share(c.in_base) + ")";
 }
 
 std::string CauseComparison::title() const {
@@ -203,10 +194,18 @@ std::vector<std::string> CauseComparison::lines() const {
   return out;
 }
 
+std::string CauseComparison::block() const {
+  const std::vector<std::string> all = lines();
+  std::string out = all.front() + "\n";
+  for (std::size_t i = 1; i < all.size(); ++i) out += "    " + all[i] + "\n";
+  return out;
+}
+
 std::string CauseComparison::describe(const CauseChange& c) {
-  std::string s = c.cause + ": in " + pct(c.in_cur) + " of samples (was " + pct(c.in_base) + "), " +
-                  pct(c.share_cur) + " of the latency (was " + pct(c.share_base) + ")";
-  if (!std::isnan(c.p)) s += ", " + p_text(c.p);
+  std::string s = c.cause + ": in " + fmt::share(c.in_cur) + " of samples (was " +
+                  fmt::share(c.in_base) + "), " + fmt::share(c.share_cur) +
+                  " of the latency (was " + fmt::share(c.share_base) + ")";
+  if (!std::isnan(c.p)) s += ", " + fmt::p_value(c.p);
   return s;
 }
 
@@ -216,7 +215,7 @@ std::string CauseComparison::describe(const LockChange& c) {
                 ": %.0f waits per run (was %.0f), %.2f ms waited per run (was %.2f)", c.waits_cur,
                 c.waits_base, c.wait_ms_cur, c.wait_ms_base);
   std::string s = c.lock + buf;
-  if (!std::isnan(c.p)) s += ", " + p_text(c.p);
+  if (!std::isnan(c.p)) s += ", " + fmt::p_value(c.p);
   return s;
 }
 

@@ -73,6 +73,8 @@ struct CauseComparison {
   // The title, then "grew: ...", "shrank: ...", "lock grew: ...", "note: ..." lines, or "no
   // cause grew or shrank".
   std::vector<std::string> lines() const;
+  // lines() as text: the title, then each line indented by four spaces, each ending in '\n'.
+  std::string block() const;
   static std::string describe(const CauseChange& c);
   static std::string describe(const LockChange& c);
 };

@@ -16,6 +16,8 @@ std::string pct(double v) {
   return text::printf_string("%+.1f%%", v);
 }
 
+std::string share(double fraction) { return text::printf_string("%.0f%%", 100 * fraction); }
+
 std::string p_value(double p) {
   if (std::isnan(p)) return "p=n/a";
   if (p <= 0) return "p<1e-300";

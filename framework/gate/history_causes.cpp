@@ -9,7 +9,6 @@ namespace {
 struct Pooled {
   trace::CauseProfile profile;
   double measured = 0;
-  bool any = false;
 };
 
 using PerCase = std::map<std::pair<std::string, std::string>, Pooled>;
@@ -21,7 +20,6 @@ PerCase pool(const History& h, const std::string& kernel) {
     Pooled& into = out[{p.suite, p.case_name}];
     into.profile.merge(p.profile);
     into.measured += p.measured;
-    into.any = true;
   }
   return out;
 }
@@ -43,7 +41,7 @@ std::vector<CauseComparison> history_causes(const History& history, double alpha
   const PerCase base = pool(history, previous), cur = pool(history, newest);
   for (const auto& [key, c] : cur) {
     const auto b = base.find(key);
-    if (b == base.end() || !b->second.any || !c.any) continue;
+    if (b == base.end()) continue;
     CauseComparison cmp =
         compare_causes(b->second.profile, b->second.measured, c.profile, c.measured, alpha, true);
     cmp.suite = key.first;

@@ -5,8 +5,8 @@
 namespace rtgate::trace {
 
 void CauseProfile::merge(const CauseProfile& o) {
-  if (o.samples == 0 && o.not_analysed == 0 && o.causes.empty()) return;
-  if (samples == 0 && not_analysed == 0 && causes.empty()) {
+  if (o.empty()) return;
+  if (empty()) {
     *this = o;
     return;
   }

@@ -44,6 +44,7 @@ struct CauseProfile {
   double slice_n_sq = 0;           // sum over slices of the slice's samples squared
   std::map<std::string, CauseStats> causes;
 
+  bool empty() const { return samples == 0 && not_analysed == 0 && causes.empty(); }
   void merge(const CauseProfile& o);
 };
 
