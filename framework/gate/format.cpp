@@ -16,7 +16,12 @@ std::string pct(double v) {
   return text::printf_string("%+.1f%%", v);
 }
 
-std::string share(double fraction) { return text::printf_string("%.0f%%", 100 * fraction); }
+std::string share(double fraction) {
+  // A few samples of many are not none, nor all but a few all: "0%" beside "grew" misleads.
+  if (fraction > 0 && fraction < 0.01) return "<1%";
+  if (fraction < 1 && fraction > 0.99) return ">99%";
+  return text::printf_string("%.0f%%", 100 * fraction);
+}
 
 std::string p_value(double p) {
   if (std::isnan(p)) return "p=n/a";

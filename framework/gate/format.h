@@ -10,7 +10,7 @@ namespace rtgate::gate::fmt {
 std::string ns(double v);             // "850 ns", "12.3 us", "1.25 ms", "2.10 s"
 std::string pct(double v);            // "+12.3%", "-4.0%", "+inf%"
 std::string p_value(double p);        // "p=0.0021", "p=3.1e-09"
-std::string share(double fraction);   // 0.412 -> "41%"
+std::string share(double fraction);   // 0.412 -> "41%", 0.003 -> "<1%", 0.997 -> ">99%"
 std::string num(double v);            // 4 significant digits
 std::string quantile_name(double q);  // 0.99 -> "p99", 0.999 -> "p999", 0.5 -> "p50"
 std::string interval(double lo, double hi, bool as_ns);  // "[1.2 us, 3.4 us]", "[0.91, inf]"

@@ -7,11 +7,16 @@
 // The report itself is screenshotted to <build>/report_screenshot.png for people to look at.
 // Skips, saying why, without chromium or SCHED_FIFO.
 //
+// Two traced cyclic results, the current one with a SCHED_FIFO spinner on cpu0: the report's
+// Causes section shows each case's comparison, drawn, listing exactly the causes that `rtgate
+// compare --format json` names for it. Skips also without tracefs.
+//
 // A history of 16 real sessions of this machine (tests/data/sessions), the last 6 relabelled as
 // a newer kernel with cyclic cpu1's tail doubled, through `rtgate history --html` and `rtgate
 // report --history`: both pages load as the report does, and their trend charts count every
 // session of every series (<build>/history_screenshot.png). Skips without chromium.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -57,7 +62,8 @@ constexpr const char* kErrorHook =
 constexpr const char* kCheck = R"(<script>
 (function () {
   var out = {charts: 0, with_points: 0, empty: [], resources: 0, errors: window.__errors,
-             collapse_ok: false, expand_ok: false, history_charts: 0, history_points: []};
+             collapse_ok: false, expand_ok: false, history_charts: 0, history_points: [],
+             causes: []};
   var all = function () { return [].slice.call(document.querySelectorAll('details')); };
   document.querySelector('button[data-open="0"]').click();
   out.collapse_ok = all().every(function (d) { return !d.open; });
@@ -79,6 +85,18 @@ constexpr const char* kCheck = R"(<script>
     [].slice.call(svg.querySelectorAll('[data-points]')).forEach(function (el) {
       out.history_points.push(Number(el.getAttribute('data-points')));
     });
+  });
+  // Each comparison of the Causes section: its title, whether it is drawn, the causes it lists.
+  [].slice.call(document.querySelectorAll('#causes > *')).forEach(function (el) {
+    if (el.tagName === 'H3') {
+      out.causes.push({title: el.textContent, drawn: el.getBoundingClientRect().height > 0,
+                       listed: []});
+    } else if (el.tagName === 'TABLE' && out.causes.length > 0 &&
+               el.querySelector('th:nth-child(2)').textContent === 'cause') {
+      [].slice.call(el.querySelectorAll('tbody tr')).forEach(function (tr) {
+        out.causes[out.causes.length - 1].listed.push(tr.children[1].textContent);
+      });
+    }
   });
   out.resources = performance.getEntriesByType('resource').length;
   var pre = document.createElement('pre');
@@ -186,6 +204,51 @@ TEST_F(ReportBrowser, ACyclicAndLockLatencyReportLoadsOfflineWithoutErrorsAndDra
   screenshot(dir, report, std::string(RTGATE_BUILD_DIR) + "/report_screenshot.png", "1280,5000");
   std::filesystem::copy_file(report, std::string(RTGATE_BUILD_DIR) + "/report_screenshot.html",
                              std::filesystem::copy_options::overwrite_existing);
+}
+
+TEST_F(ReportBrowser, TheCauseComparisonOfTwoTracedResultsIsShownPerCase) {
+  if (geteuid() != 0 || access("/sys/kernel/tracing/instances", W_OK) != 0) {
+    GTEST_SKIP() << "needs root and tracefs at /sys/kernel/tracing";
+  }
+  const TempDir dir;
+  // A threshold of 5 us puts hundreds of this VM's wakeups of each CPU over it (its p50 is
+  // about 5-10 us), more than the 10 samples a profile needs; the current run takes it from
+  // the baseline.
+  const ProcessResult base =
+      run_rtgate({"run", "cyclic", "--duration", "2", "--no-progress", "--trace",
+                  "--trace-threshold-us", "5", "-o", dir.file("base.json")});
+  ASSERT_EQ(base.exit_code, 0) << base.err;
+  const ProcessResult cur =
+      run_rtgate({"run", "cyclic", "--duration", "2", "--no-progress", "--trace", "--baseline",
+                  dir.file("base.json"), "--load", "rt:1", "-o", dir.file("cur.json")});
+  ASSERT_TRUE(cur.exit_code == 0 || cur.exit_code == 1 || cur.exit_code == 3) << cur.err;
+  const ProcessResult cmp =
+      run_rtgate({"compare", dir.file("base.json"), dir.file("cur.json"), "--format", "json"});
+  ASSERT_TRUE(cmp.exit_code == 0 || cmp.exit_code == 1 || cmp.exit_code == 3) << cmp.err;
+  const nlohmann::json causes = nlohmann::json::parse(cmp.out)["causes"];
+  ASSERT_EQ(causes.size(), 2u) << cmp.out.substr(0, 2000);  // cpu0 and cpu1
+
+  const std::string report = dir.file("report.html");
+  const ProcessResult r = run_rtgate(
+      {"report", dir.file("cur.json"), "--baseline", dir.file("base.json"), "-o", report});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(read_all(report).find("<a href=\"#causes\">Causes</a>"), std::string::npos);
+  const nlohmann::json check = check_in_chromium(dir, report);
+  ASSERT_FALSE(check.is_null());
+  EXPECT_TRUE(check["errors"].empty()) << check["errors"].dump();
+  ASSERT_EQ(check["causes"].size(), causes.size()) << check["causes"].dump();
+  for (std::size_t i = 0; i < causes.size(); ++i) {
+    const nlohmann::json& shown = check["causes"][i];
+    const std::string case_name = causes[i]["case"];
+    EXPECT_NE(shown["title"].get<std::string>().find("cyclic/" + case_name), std::string::npos)
+        << shown["title"];
+    EXPECT_TRUE(shown["drawn"]) << case_name;
+    std::vector<std::string> named;
+    for (const char* side : {"grew", "shrank"}) {
+      for (const nlohmann::json& c : causes[i][side]) named.push_back(c["cause"]);
+    }
+    EXPECT_EQ(shown["listed"], nlohmann::json(named)) << case_name;
+  }
 }
 
 // tests/data/sessions/session-NN.json.gz for NN = 1..n, as documents.

@@ -45,5 +45,17 @@ TEST(GateFormat, NumAndNsPrintWhatPrintfPrints) {
   EXPECT_EQ(fmt::num(INFINITY), "inf");
 }
 
+// A share rounds to a whole percent, except that a few of many is not "0%" and all but a few is
+// not "100%": "grew: in 13% of samples (was 0%)" would say the baseline had none.
+TEST(GateFormat, ShareSaysLessThanOnePercentRatherThanNone) {
+  EXPECT_EQ(fmt::share(0), "0%");
+  EXPECT_EQ(fmt::share(0.004), "<1%");
+  EXPECT_EQ(fmt::share(0.009), "<1%");
+  EXPECT_EQ(fmt::share(0.01), "1%");
+  EXPECT_EQ(fmt::share(0.412), "41%");
+  EXPECT_EQ(fmt::share(0.996), ">99%");
+  EXPECT_EQ(fmt::share(1), "100%");
+}
+
 }  // namespace
 }  // namespace rtgate::gate
