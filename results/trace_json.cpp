@@ -141,18 +141,14 @@ ojson cause_profile_json(const trace::CauseProfile& p) {
                    [](const auto& a, const auto& b) { return a.second.ns > b.second.ns; });
   ojson list = ojson::array();
   for (const auto& [name, c] : classes) {
-    list.push_back({{"cause", name},
-                    {"samples", c.samples},
-                    {"ns", c.ns},
-                    {"slice_sq", c.slice_sq},
-                    {"slice_cross", c.slice_cross}});
+    list.push_back(
+        {{"cause", name}, {"samples", c.samples}, {"ns", c.ns}, {"slice_sq", c.slice_sq}});
   }
   return {{"threshold_ns", p.threshold_ns},
           {"samples", p.samples},
           {"not_analysed", p.not_analysed},
           {"ns", p.ns},
           {"slices", p.slices},
-          {"slice_n_sq", p.slice_n_sq},
           {"classes", std::move(list)}};
 }
 
@@ -163,7 +159,6 @@ trace::CauseProfile cause_profile_from(const json& j) {
   p.not_analysed = val<std::uint64_t>(j, "not_analysed", 0);
   p.ns = val<std::int64_t>(j, "ns", 0);
   p.slices = val<std::uint64_t>(j, "slices", 0);
-  p.slice_n_sq = val<double>(j, "slice_n_sq", 0);
   for (const json& c : arr(j, "classes")) {
     const std::string name = val<std::string>(c, "cause", "");
     if (name.empty()) continue;
@@ -171,7 +166,6 @@ trace::CauseProfile cause_profile_from(const json& j) {
     s.samples += val<std::uint64_t>(c, "samples", 0);
     s.ns += val<std::int64_t>(c, "ns", 0);
     s.slice_sq += val<double>(c, "slice_sq", 0);
-    s.slice_cross += val<double>(c, "slice_cross", 0);
   }
   return p;
 }

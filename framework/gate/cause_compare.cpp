@@ -16,31 +16,33 @@ using trace::CauseStats;
 
 double ratio(double part, double whole) { return whole > 0 ? part / whole : 0; }
 
-// The spread of a class's per-slice counts around its share of each slice, sum (x_s - q n_s)^2,
-// against its expected count q N: the variance-to-mean ratio of its total, weighted by slice size
-// as the total is (clumps of samples are where bursts weigh), as a chi-square-like sum (that
-// ratio times df) on df = the slices' effective number (Kish: N^2 / sum n_s^2) less one.
+// The Pearson spread of a class's per-slice counts around an even rate over the run's slices,
+// sum (x_s - x/S)^2 / (x/S) on S - 1 degrees of freedom: bursts, and samples over the threshold
+// coming in clumps, show as a spread larger than Poisson's. (The slices measure alike: one per
+// second of a periodic measuring thread.)
 struct Spread {
   double chi2 = 0, df = 0;
 };
 Spread spread_of(const CauseProfile& p, const CauseStats* c) {
-  const auto n = static_cast<double>(p.samples);
-  const double slices = p.slice_n_sq > 0 ? n * n / p.slice_n_sq : 0;
-  Spread s{.chi2 = 0, .df = slices > 1 ? slices - 1 : 0};
-  if (c == nullptr || c->samples == 0 || s.df <= 0) return s;
+  const auto slices = static_cast<double>(p.slices);
+  if (c == nullptr || c->samples == 0 || slices < 2) return {};
   const auto x = static_cast<double>(c->samples);
-  const double q = x / n;
-  const double rss = std::max(0.0, c->slice_sq - 2 * q * c->slice_cross + q * q * p.slice_n_sq);
-  s.chi2 = rss / x * slices;
-  return s;
+  return {.chi2 = std::max(0.0, slices * c->slice_sq / x - x), .df = slices - 1};
 }
 
-// The session term (count_estimate.h's): a side's count also carries its boot's offset of the
-// cause's share, tau^2 times its expected count at the pooled rate.
-double session_term(double x_b, double x_c, double n_b, double n_c, bool two_sessions) {
+// The session term (count_estimate.h's): a side's count also carries its session's offset of
+// the cause's rate, tau^2 times its expected count at the pooled rate.
+double session_term(double x_b, double x_c, double e_b, double e_c, bool two_sessions) {
   if (!two_sessions) return 0;
-  const double rate = (x_b + x_c) / (n_b + n_c);
-  return kCauseSessionTau * kCauseSessionTau * rate * std::max(n_b, n_c);
+  const double rate = (x_b + x_c) / (e_b + e_c);
+  return kCauseSessionTau * kCauseSessionTau * rate * std::max(e_b, e_c);
+}
+
+// The samples a side's analysed crossings stand for: the measured ones, less the share of
+// crossings the analysis budget skipped.
+double exposure(const CauseProfile& p, double measured) {
+  const auto crossings = static_cast<double>(p.samples + p.not_analysed);
+  return crossings > 0 ? measured * static_cast<double>(p.samples) / crossings : measured;
 }
 
 const CauseStats* find(const CauseProfile& p, const std::string& name) {
@@ -65,24 +67,23 @@ CauseChange change_of(const std::string& name, const CauseProfile& b, const Caus
 
 std::string over(std::int64_t threshold_ns) { return "over " + text::in_us(threshold_ns, 0); }
 
-void share_test(const CauseProfile& b, const CauseProfile& c, double alpha, bool two_sessions,
-                CauseComparison& out) {
+void rate_test(const CauseProfile& b, double mb, const CauseProfile& c, double mc, double alpha,
+               bool two_sessions, CauseComparison& out) {
   std::vector<std::string> names;
   for (const auto& [name, s] : b.causes) names.push_back(name);
   for (const auto& [name, s] : c.causes) {
     if (b.causes.count(name) == 0) names.push_back(name);
   }
+  const double eb = exposure(b, mb), ec = exposure(c, mc);
   std::vector<CauseChange> changes;
   std::vector<double> p_up, p_down;
-  const auto nb = static_cast<double>(b.samples), nc = static_cast<double>(c.samples);
   for (const std::string& name : names) {
     CauseChange ch = change_of(name, b, c);
+    const auto xb = static_cast<double>(ch.samples_base), xc = static_cast<double>(ch.samples_cur);
     const Spread sb = spread_of(b, find(b, name)), sc = spread_of(c, find(c, name));
     ch.phi = dispersion_bound(sb.chi2 + sc.chi2, sb.df + sc.df) +
-             session_term(static_cast<double>(ch.samples_base), static_cast<double>(ch.samples_cur),
-                          nb, nc, two_sessions);
-    const RateTest t = exact_rate_test(static_cast<double>(ch.samples_base),
-                                       static_cast<double>(ch.samples_cur), nb, nc, ch.phi);
+             session_term(xb, xc, eb, ec, two_sessions);
+    const RateTest t = exact_rate_test(xb, xc, eb, ec, ch.phi);
     p_up.push_back(t.p_up);
     p_down.push_back(t.p_down);
     changes.push_back(std::move(ch));
@@ -91,34 +92,14 @@ void share_test(const CauseProfile& b, const CauseProfile& c, double alpha, bool
                           down = stats::holm_reject(p_down, alpha);
   for (std::size_t i = 0; i < changes.size(); ++i) {
     CauseChange& ch = changes[i];
-    if (up[i] && ch.in_cur - ch.in_base >= kMinRise && ch.share_cur > ch.share_base) {
+    if (up[i] && ch.in_cur - ch.in_base >= kMinRise && ch.share_cur - ch.share_base >= kMinRise) {
       ch.p = p_up[i];
       out.grew.push_back(ch);
-    } else if (down[i] && ch.in_base - ch.in_cur >= kMinRise && ch.share_cur < ch.share_base) {
+    } else if (down[i] && ch.in_base - ch.in_cur >= kMinRise &&
+               ch.share_base - ch.share_cur >= kMinRise) {
       ch.p = p_down[i];
       out.shrank.push_back(ch);
     }
-  }
-}
-
-// Too few baseline samples over the threshold for shares: the rate of samples over it per
-// measured sample tells whether current crosses more often; if so, its causes are new.
-void rate_test(const CauseProfile& b, double mb, const CauseProfile& c, double mc, double alpha,
-               bool two_sessions, CauseComparison& out) {
-  const std::uint64_t crossings_base = b.samples + b.not_analysed;
-  const auto kb = static_cast<double>(crossings_base);
-  const auto kc = static_cast<double>(c.samples + c.not_analysed);
-  out.note = "the baseline has " + std::to_string(crossings_base) + " samples " +
-             over(b.threshold_ns) + ": causes compared by how often current crosses it";
-  if (!(mb > 0) || !(mc > 0)) return;
-  const RateTest t =
-      exact_rate_test(kb, kc, mb, mc, 1 + session_term(kb, kc, mb, mc, two_sessions));
-  if (!(t.p_up <= alpha)) return;
-  for (const auto& [name, s] : c.causes) {
-    CauseChange ch = change_of(name, b, c);
-    if (ch.in_cur - ch.in_base < kMinRise || ch.share_cur <= ch.share_base) continue;
-    ch.p = t.p_up;
-    out.grew.push_back(std::move(ch));
   }
 }
 
@@ -148,10 +129,10 @@ CauseComparison compare_causes(const CauseProfile& b, double measured_base, cons
   } else if (c.samples < kMinSamples) {
     out.note = "current has " + std::to_string(c.samples) + " samples " + over(c.threshold_ns) +
                " (fewer than " + std::to_string(kMinSamples) + "): causes not compared";
-  } else if (b.samples < kMinSamples) {
-    rate_test(b, measured_base, c, measured_cur, alpha, two_sessions, out);
+  } else if (!(measured_base > 0) || !(measured_cur > 0)) {
+    out.note = "no measured samples to rate the causes against: causes not compared";
   } else {
-    share_test(b, c, alpha, two_sessions, out);
+    rate_test(b, measured_base, c, measured_cur, alpha, two_sessions, out);
   }
   std::stable_sort(out.grew.begin(), out.grew.end(), [](const auto& x, const auto& y) {
     return x.share_cur - x.share_base > y.share_cur - y.share_base;

@@ -15,13 +15,11 @@ void CauseProfile::merge(const CauseProfile& o) {
   not_analysed += o.not_analysed;
   ns += o.ns;
   slices += o.slices;
-  slice_n_sq += o.slice_n_sq;
   for (const auto& [name, s] : o.causes) {
     CauseStats& mine = causes[name];
     mine.samples += s.samples;
     mine.ns += s.ns;
     mine.slice_sq += s.slice_sq;
-    mine.slice_cross += s.slice_cross;
   }
 }
 
@@ -60,8 +58,7 @@ void CauseProfileBuilder::add(const SampleAnalysis& a) {
   // Parts of one class (two kworkers of a pattern, a handler that ran twice) count once.
   std::map<std::string, std::int64_t> by_class;
   for (const AnalysisPart& p : a.parts) by_class[cause_class(p)] += p.ns;
-  Slice& slice = slices_[a.deadline_ns / kSliceNs];
-  ++slice.samples;
+  std::map<std::string, std::uint64_t>& slice = slices_[a.deadline_ns / kSliceNs];
   ++samples_;
   ns_ += a.latency_ns;
   for (const auto& [name, ns] : by_class) {
@@ -69,7 +66,7 @@ void CauseProfileBuilder::add(const SampleAnalysis& a) {
     c.ns += ns;
     if (static_cast<double>(ns) >= kPresentShare * static_cast<double>(a.latency_ns)) {
       ++c.samples;
-      ++slice.present[name];
+      ++slice[name];
     }
   }
 }
@@ -80,15 +77,14 @@ CauseProfile CauseProfileBuilder::result() const {
   p.samples = samples_;
   p.not_analysed = not_analysed_;
   p.ns = ns_;
-  p.slices = slices_.size();
+  // The span, empty slices within it included: a class absent from most of the run and
+  // crowded into one slice is a burst, and the empty slices are what shows it.
+  p.slices = slices_.empty() ? 0 : slices_.rbegin()->first - slices_.begin()->first + 1;
   p.causes = causes_;
   for (const auto& [index, slice] : slices_) {
-    const auto n = static_cast<double>(slice.samples);
-    p.slice_n_sq += n * n;
-    for (const auto& [name, x] : slice.present) {
+    for (const auto& [name, x] : slice) {
       const auto xd = static_cast<double>(x);
       p.causes[name].slice_sq += xd * xd;
-      p.causes[name].slice_cross += xd * n;
     }
   }
   return p;

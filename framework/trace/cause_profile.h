@@ -9,10 +9,9 @@
 // count the comparison tests) and the latency credited to it (its share of the latency over the
 // threshold). Counts of one class come in bursts (a NIC's interrupts, a kworker's batch), and
 // samples over a threshold come in clumps, so the samples are also binned in kSliceNs slices of
-// the run, and the sums sum(x_s^2) and sum(x_s n_s) per class and sum(n_s^2) over the slices are
-// kept (x_s: the class's samples in slice s, n_s: the slice's): they give the dispersion of the
-// class's count around its share (framework/gate/cause_compare.h), and merge across runs by
-// addition.
+// the run: per class the sum of its per-slice counts squared, sum(x_s^2), and the slices the run's
+// samples spanned give the dispersion of the class's count over the run
+// (framework/gate/cause_compare.h), and merge across runs by addition.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +29,6 @@ struct CauseStats {
   std::uint64_t samples = 0;  // samples the class took at least kPresentShare of
   std::int64_t ns = 0;        // latency credited to the class over all samples
   double slice_sq = 0;        // sum over slices of its samples squared
-  double slice_cross = 0;     // sum over slices of its samples times the slice's samples
 };
 
 struct CauseProfile {
@@ -40,8 +38,7 @@ struct CauseProfile {
   std::uint64_t samples = 0;       // samples counted
   std::uint64_t not_analysed = 0;  // crossings over the threshold the analysis budget skipped
   std::int64_t ns = 0;             // their latency, summed
-  std::uint64_t slices = 0;        // non-empty slices they fell in
-  double slice_n_sq = 0;           // sum over slices of the slice's samples squared
+  std::uint64_t slices = 0;        // slices from the first sample's to the last's, per run
   std::map<std::string, CauseStats> causes;
 
   bool empty() const { return samples == 0 && not_analysed == 0 && causes.empty(); }
@@ -67,13 +64,9 @@ class CauseProfileBuilder {
   CauseProfile result() const;
 
  private:
-  struct Slice {
-    std::uint64_t samples = 0;
-    std::map<std::string, std::uint64_t> present;
-  };
   std::int64_t threshold_ns_;
   std::uint64_t not_analysed_ = 0;
-  std::map<std::int64_t, Slice> slices_;
+  std::map<std::int64_t, std::map<std::string, std::uint64_t>> slices_;  // classes' samples
   std::map<std::string, CauseStats> causes_;
   std::uint64_t samples_ = 0;
   std::int64_t ns_ = 0;

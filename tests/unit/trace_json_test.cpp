@@ -200,8 +200,7 @@ TEST(TraceJson, CauseProfilesThresholdsAndPerRunLockCountsRoundTrip) {
   p.not_analysed = 3;
   p.ns = 4'000'000;
   p.slices = 12;
-  p.slice_n_sq = 200;
-  p.causes["softirq NET_RX"] = {.samples = 17, .ns = 900'000, .slice_sq = 31.5, .slice_cross = 80};
+  p.causes["softirq NET_RX"] = {.samples = 17, .ns = 900'000, .slice_sq = 31.5};
   p.causes["self"] = {.samples = 40, .ns = 100'000, .slice_sq = 140};
   r.suites[0].cases[0].causes = p;
   r.suites[0].trace->threshold_ns = 50'000;
@@ -220,8 +219,6 @@ TEST(TraceJson, CauseProfilesThresholdsAndPerRunLockCountsRoundTrip) {
   EXPECT_EQ(c.causes->slices, 12u);
   EXPECT_EQ(c.causes->causes.at("softirq NET_RX").samples, 17u);
   EXPECT_DOUBLE_EQ(c.causes->causes.at("softirq NET_RX").slice_sq, 31.5);
-  EXPECT_DOUBLE_EQ(c.causes->causes.at("softirq NET_RX").slice_cross, 80);
-  EXPECT_DOUBLE_EQ(c.causes->slice_n_sq, 200);
   EXPECT_EQ(c.causes->causes.at("self").ns, 100'000);
   const TraceRecord& t = *back.suites[0].trace;
   EXPECT_EQ(t.threshold_ns, 50'000);
