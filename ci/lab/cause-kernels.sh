@@ -51,10 +51,11 @@ q() { printf '%q ' "$@"; }
 
 # Both boots use the same job folder, so that the kernel command line (which names it) is the
 # same on both sides. A run that gates against its baseline may exit 1 or 3: still a result.
+# (One line: board.sh quotes the command, and a newline would make it $'...', which sh lacks.)
 rm -f "$out"/{plain,base,cur}.json
-"${board[@]}" --kernel "$k0" -- sh -c "$(q "${run[@]}") -o plain.json > plain.log 2>&1;
-  $(q "${run[@]}") --trace=locks --baseline plain.json -o base.json > base.log 2>&1; true" ||
-  exit 125
+plain="$(q "${run[@]}") -o plain.json > plain.log 2>&1"
+base="$(q "${run[@]}") --trace=locks --baseline plain.json -o base.json > base.log 2>&1"
+"${board[@]}" --kernel "$k0" -- sh -c "$plain; $base; true" || exit 125
 cp "$out/console.log" "$out/baseline.console.log" 2> /dev/null || true
 [ -s "$out/base.json" ] || { cat "$out/base.log" >&2; echo "cause-kernels.sh: no baseline" >&2; exit 125; }
 "${board[@]}" --kernel "$k1" -- sh -c \

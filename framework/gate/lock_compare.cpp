@@ -37,6 +37,19 @@ std::map<std::string, Side> by_class(const trace::LockContention& c) {
 
 double sum(const std::vector<double>& xs) { return std::accumulate(xs.begin(), xs.end(), 0.0); }
 
+// What the baseline can have had of a lock that is not in its table: nothing when the table
+// holds every contended lock, else at most the waits beyond the table and at most the smallest
+// time waited in it (the table keeps the largest).
+Side absent(const trace::LockContention& base, std::size_t runs) {
+  Side s{std::vector<double>(runs, 0), 0};
+  if (base.other_waits == 0) return s;
+  for (double& x : s.per_run) x = static_cast<double>(base.other_waits) / static_cast<double>(runs);
+  s.wait_ns = static_cast<double>(base.locks.empty() ? 0 : base.locks.back().wait.total_ns);
+  for (const trace::LockWait& w : base.locks)
+    s.wait_ns = std::min(s.wait_ns, static_cast<double>(w.wait.total_ns));
+  return s;
+}
+
 }  // namespace
 
 std::string lock_class(const trace::LockWait& w) {
@@ -56,9 +69,7 @@ std::vector<LockChange> compare_locks(const trace::LockContention& base,
   std::vector<double> p;
   for (const auto& [name, sc] : c) {
     const auto it = b.find(name);
-    const Side sb = it == b.end()
-                        ? Side{std::vector<double>(static_cast<std::size_t>(runs_b), 0), 0}
-                        : it->second;
+    const Side sb = it == b.end() ? absent(base, static_cast<std::size_t>(runs_b)) : it->second;
     const CountEstimate e = estimate_counts({.values = sb.per_run}, {.values = sc.per_run});
     all.push_back({.lock = name,
                    .is_new = it == b.end(),

@@ -8,7 +8,9 @@
 // (count_estimate.h: per-run counts, quasi-Poisson with the runs' dispersion), significant after
 // Holm over the lock classes at `alpha`, and its waits per run at least doubled while its time
 // waited per run grew. A run in which a lock was outside the top entries counts 0 waits for it,
-// which understates its waits there: the test errs towards naming a lock that newly entered.
+// which understates its waits there. A lock missing from a baseline whose table was cut is
+// compared with the most it can have had there: all the waits beyond the table, and the
+// smallest time waited in it. It is named only when it beat even that.
 #pragma once
 
 #include <string>

@@ -242,6 +242,37 @@ TEST(LockCompare, AGrownLockIsNamedAndASteadyOneIsNot) {
   EXPECT_TRUE(compare_locks(base, trace::LockContention{}, 0.05).empty()) << "untraced side";
 }
 
+TEST(LockCompare, ALockMissingFromACutBaselineTableIsComparedWithWhatItCanHaveHad) {
+  // The baseline's table kept rename_lock; 600 waits per run fell on locks beyond it. A lock
+  // that enters current's table with 185 waits may have had 600 there: not named. With 2000 and
+  // more time than rename_lock's, it beat anything the baseline can have hidden: named.
+  trace::LockContention base = contention({{.lock = "rename_lock",
+                                            .kind = "SPIN",
+                                            .wait = {.count = 30, .total_ns = 3'000'000},
+                                            .per_run = {10, 10, 10}}},
+                                          3);
+  base.other_waits = 1800;
+  auto entering = [](std::uint64_t per_run, std::int64_t ns) {
+    return contention({{.lock = "rename_lock",
+                        .kind = "SPIN",
+                        .wait = {.count = 30, .total_ns = 3'000'000},
+                        .per_run = {10, 10, 10}},
+                       {.lock = "0xffff3",
+                        .kind = "RT",
+                        .caller = "__traverse_mounts+0x8 via lockref_get",
+                        .wait = {.count = 3 * per_run, .total_ns = ns},
+                        .per_run = {per_run, per_run, per_run}}},
+                      3);
+  };
+  EXPECT_TRUE(compare_locks(base, entering(185, 120'000'000), 0.05).empty());
+  const std::vector<LockChange> grew = compare_locks(base, entering(2000, 30'000'000), 0.05);
+  ASSERT_EQ(grew.size(), 1u);
+  EXPECT_EQ(grew[0].lock, "RT lock from __traverse_mounts via lockref_get");
+  EXPECT_DOUBLE_EQ(grew[0].waits_base, 600);
+  base.other_waits = 0;  // the table held every contended lock: absent is none
+  EXPECT_EQ(compare_locks(base, entering(185, 120'000'000), 0.05).size(), 1u);
+}
+
 TEST(CauseEvidence, ARegressedLatencyVerdictNamesItsCasesLeadingNewCause) {
   auto report = [](const CauseProfile& p) {
     RunReport r;
