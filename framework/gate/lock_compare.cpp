@@ -44,9 +44,8 @@ Side absent(const trace::LockContention& base, std::size_t runs) {
   Side s{std::vector<double>(runs, 0), 0};
   if (base.other_waits == 0) return s;
   for (double& x : s.per_run) x = static_cast<double>(base.other_waits) / static_cast<double>(runs);
-  s.wait_ns = static_cast<double>(base.locks.empty() ? 0 : base.locks.back().wait.total_ns);
-  for (const trace::LockWait& w : base.locks)
-    s.wait_ns = std::min(s.wait_ns, static_cast<double>(w.wait.total_ns));
+  // The table is kept largest total wait first: its last entry waited least.
+  if (!base.locks.empty()) s.wait_ns = static_cast<double>(base.locks.back().wait.total_ns);
   return s;
 }
 
