@@ -1,5 +1,7 @@
 #include "framework/run_context.h"
 
+#include <algorithm>
+
 namespace rtgate {
 
 RunContext::RunContext(double duration_s, std::vector<int> cpus, std::atomic<bool>& stop,
@@ -13,6 +15,21 @@ RunContext::RunContext(double duration_s, std::vector<int> cpus, std::atomic<boo
 LiveStats& RunContext::track(std::string label, std::string trace_owner) {
   std::lock_guard lock(tracked_mutex_);
   if (!trace_owner.empty()) trace_owners_[label] = std::move(trace_owner);
+  return append_locked(std::move(label));
+}
+
+LiveStats& RunContext::track_unique(const std::string& base) {
+  std::lock_guard lock(tracked_mutex_);
+  const auto taken = [&](const std::string& l) {
+    return std::any_of(tracked_.begin(), tracked_.end(),
+                       [&](const Tracked& t) { return t.stats.label == l; });
+  };
+  std::string label = base;
+  for (int n = 2; taken(label); ++n) label = base + "-" + std::to_string(n);
+  return append_locked(std::move(label));
+}
+
+LiveStats& RunContext::append_locked(std::string label) {
   Tracked& t = tracked_.emplace_back(std::move(label));
   (tail_ == nullptr ? head_ : tail_->next).store(&t, std::memory_order_release);
   tail_ = &t;

@@ -44,6 +44,10 @@ class RunContext {
   // belong to: with --trace, the analysis of a sample goes into that case ("": into the suite's
   // own trace record, unless claim_trace names a case later).
   LiveStats& track(std::string label, std::string trace_owner = "");
+  // As track(), under `base` or, when a counter of this context already has that label,
+  // "base-2", "base-3", ...: a sweep's phases each bring a counter of their own, whose trace
+  // samples must go to their own case.
+  LiveStats& track_unique(const std::string& base);
   // Names the case owning the trace samples of the counter `label` once it is known (a probe
   // learns its case when its metrics are added); the first name given stands. Not on a
   // measured path.
@@ -88,6 +92,7 @@ class RunContext {
   mutable std::mutex tracked_mutex_;  // also guards trace_owners_
   std::map<std::string, std::string> trace_owners_;
   std::deque<Tracked> tracked_;
+  LiveStats& append_locked(std::string label);  // holding tracked_mutex_
   Tracked* tail_ = nullptr;
   std::atomic<Tracked*> head_{nullptr};
   SampleHook* sample_hook_ = nullptr;

@@ -91,15 +91,6 @@ class Reader {
     }
   }
 
-  simdjson::ondemand::array array_value(simdjson::ondemand::value v, const std::string& what) {
-    simdjson::ondemand::json_type type{};
-    check(v.type().get(type));
-    if (type != simdjson::ondemand::json_type::array) throw JsonError(what + ": expected an array");
-    simdjson::ondemand::array a;
-    check(v.get_array().get(a));
-    return a;
-  }
-
   std::string_view raw_of(simdjson::ondemand::value v) {
     std::string_view raw;
     check(simdjson::to_json_string(v).get(raw));
@@ -137,7 +128,7 @@ class Reader {
       seen = true;
       rest.add(key, "[]");
       std::size_t i = 0;
-      for (auto x : array_value(field.value(), what)) {
+      for (auto x : list_value(field.value(), [&] { return what; })) {
         simdjson::ondemand::value v;
         check(std::move(x).get(v));
         each(v, i++);
@@ -147,12 +138,7 @@ class Reader {
   }
 
   SuiteResult suite(simdjson::ondemand::value v, const std::string& where) {
-    simdjson::ondemand::json_type type{};
-    check(v.type().get(type));
-    if (type != simdjson::ondemand::json_type::object)
-      throw JsonError(where + ": expected an object");
-    simdjson::ondemand::object o;
-    check(v.get_object().get(o));
+    simdjson::ondemand::object o = object_value(v, [&] { return where; });
     std::vector<Case> cases;
     Rest rest = walk(o, "cases", where + ".cases", [&](simdjson::ondemand::value c, std::size_t i) {
       const std::string cw = where + ".cases[" + std::to_string(i) + "]";
@@ -296,26 +282,27 @@ class Reader {
     return m;
   }
 
-  // The history path's checked values; `what()` names the value in the error.
+  // Checked values; `what()` names the value in the error.
   template <class What>
   simdjson::ondemand::object object_value(simdjson::ondemand::value v, const What& what) {
-    simdjson::ondemand::json_type type{};
-    check(v.type().get(type));
-    if (type != simdjson::ondemand::json_type::object)
-      throw JsonError(what() + ": expected an object");
+    expect(v, simdjson::ondemand::json_type::object, what, "an object");
     simdjson::ondemand::object o;
     check(v.get_object().get(o));
     return o;
   }
   template <class What>
   simdjson::ondemand::array list_value(simdjson::ondemand::value v, const What& what) {
-    simdjson::ondemand::json_type type{};
-    check(v.type().get(type));
-    if (type != simdjson::ondemand::json_type::array)
-      throw JsonError(what() + ": expected an array");
+    expect(v, simdjson::ondemand::json_type::array, what, "an array");
     simdjson::ondemand::array a;
     check(v.get_array().get(a));
     return a;
+  }
+  template <class What>
+  void expect(simdjson::ondemand::value& v, simdjson::ondemand::json_type want, const What& what,
+              const char* name) {
+    simdjson::ondemand::json_type type{};
+    check(v.type().get(type));
+    if (type != want) throw JsonError(what() + ": expected " + name);
   }
   template <class What>
   std::string string_value(simdjson::ondemand::value v, const What& what) {

@@ -16,7 +16,7 @@ RtProbe::RtProbe(const RtProbeSpec& spec, RunContext& ctx)
     : spec_(spec),
       cpu_(pick_cpu(spec.cpu, ctx.cpus())),
       ctx_(ctx),
-      live_(ctx.track("probe")),
+      live_(ctx.track_unique("probe")),
       hook_(ctx.sample_hook()) {}
 
 RtProbe::~RtProbe() { stop(); }
@@ -45,7 +45,7 @@ void RtProbe::stop() {
 
 void RtProbe::add_metrics(Case& c) {
   c.labels["probe_cpu"] = std::to_string(cpu_);
-  ctx_.claim_trace("probe", c.name);
+  ctx_.claim_trace(live_.label, c.name);
   if (!rec_) return;  // the thread failed to build it: the run ends as an error saying why
   c.metrics.push_back(Metric::latency("probe_wakeup_latency", std::move(rec_->histogram()),
                                       std::move(rec_->block_maxima())));

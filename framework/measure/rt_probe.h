@@ -28,8 +28,9 @@ struct RtProbeSpec {
 
 class RtProbe {
  public:
-  // Registers its live counter with `ctx` (progress line, watchdog) under "probe"; the case it
-  // adds its metrics to owns its trace samples.
+  // Registers its live counter with `ctx` (progress line, watchdog) under "probe" (the later
+  // probes of a sweep under "probe-2", ...); the case it adds its metrics to owns its trace
+  // samples.
   RtProbe(const RtProbeSpec& spec, RunContext& ctx);
   ~RtProbe();  // stops
   RtProbe(const RtProbe&) = delete;

@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <string>
+#include <vector>
 
+#include "framework/measure/rt_probe.h"
 #include "framework/run_context.h"
 
 namespace rtgate {
@@ -28,8 +31,38 @@ TEST(TraceOwner, AClaimComesLaterAndTheFirstOneStands) {
   ctx.track("probe");
   EXPECT_TRUE(ctx.trace_owners().empty());
   ctx.claim_trace("probe", "1t");
-  ctx.claim_trace("probe", "2t");  // a sweep's later probe: its samples are the run's first case's
+  ctx.claim_trace("probe", "2t");
   EXPECT_EQ(ctx.trace_owners().at("probe"), "1t");
+}
+
+// A sweep builds a probe per phase: each phase's samples belong to that phase's case, and the
+// live series (/metrics, the progress line) stay one per counter.
+TEST(TraceOwner, EachProbeOfASweepOwnsItsOwnCase) {
+  std::atomic<bool> stop{false};
+  RunContext ctx(1, {0}, stop);
+  std::vector<std::string> labels;
+  for (const char* name : {"1t", "2t", "3t"}) {
+    RtProbe probe({.cpu = 0}, ctx);  // never started: add_metrics only names the owner
+    Case c;
+    c.name = name;
+    probe.add_metrics(c);
+  }
+  ctx.for_each_tracked([&](LiveStats& s) { labels.push_back(s.label); });
+  EXPECT_EQ(labels, (std::vector<std::string>{"probe", "probe-2", "probe-3"}));
+  const auto owners = ctx.trace_owners();
+  EXPECT_EQ(owners.at("probe"), "1t");
+  EXPECT_EQ(owners.at("probe-2"), "2t");
+  EXPECT_EQ(owners.at("probe-3"), "3t");
+}
+
+TEST(TraceOwner, AUniqueLabelIsTheBaseUntilTaken) {
+  std::atomic<bool> stop{false};
+  RunContext ctx(1, {0}, stop);
+  EXPECT_EQ(ctx.track_unique("pft/0").label, "pft/0");
+  EXPECT_EQ(ctx.track("pft/1").label, "pft/1");
+  EXPECT_EQ(ctx.track_unique("pft/0").label, "pft/0-2");
+  EXPECT_EQ(ctx.track_unique("pft/1").label, "pft/1-2");
+  EXPECT_EQ(ctx.track_unique("pft/0").label, "pft/0-3");
 }
 
 }  // namespace
