@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "framework/gate/format.h"
-#include "framework/gate/session_noise.h"
+#include "gate/model/format.h"
+#include "gate/noise/session_noise.h"
 #include "results/result_json.h"
 
 extern char** environ;

@@ -1,6 +1,6 @@
 // rtgate calibrate --sessions N: the selection run as N separate processes (sessions), each
 // result kept in a directory, and this host's between-session spread printed per statistic: the
-// history `gate --history DIR` learns the session noise from (framework/gate/session_noise.h).
+// history `gate --history DIR` learns the session noise from (gate/noise/session_noise.h).
 #pragma once
 
 #include <string>

@@ -9,7 +9,7 @@
 #include "cli/history_inputs.h"
 #include "exporters/history_report.h"
 #include "exporters/html/trend_section.h"
-#include "framework/gate/history_judge.h"
+#include "gate/history/history_judge.h"
 #include "framework/io/output_file.h"
 
 namespace rtgate::cli {

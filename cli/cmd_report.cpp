@@ -4,8 +4,8 @@
 #include "exporters/history_report.h"
 #include "exporters/html/html_report.h"
 #include "exporters/html/trend_section.h"
-#include "framework/gate/history_judge.h"
-#include "framework/gate/session_noise.h"
+#include "gate/history/history_judge.h"
+#include "gate/noise/session_noise.h"
 #include "framework/io/output_file.h"
 
 namespace rtgate::cli {

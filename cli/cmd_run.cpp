@@ -1,5 +1,6 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -13,7 +14,7 @@
 #include "framework/measure/clock.h"
 #include "framework/signals.h"
 #include "framework/text/units.h"
-#include "framework/until_decided.h"
+#include "gate/pair/until_decided.h"
 
 namespace rtgate::cli {
 namespace {
@@ -64,7 +65,7 @@ int run_command(const RunCmdArgs& args) {
   Prepared p;
   if (int rc = prepare(a, &p); rc != kExitOk) return rc;
   const RunOptions& opt = p.options;
-  UntilDecided until{.max_runs = args.max_runs, .started_ns = started};
+  UntilDecided until{.first_runs = opt.runs, .max_runs = args.max_runs, .started_ns = started};
   if (args.baseline.empty() &&
       (!args.gate.more_baselines.empty() || !args.gate.history_dir.empty())) {
     return print_error("--baseline-session and --history need --baseline BASE.json"), kExitUsage;
@@ -121,8 +122,25 @@ int run_command(const RunCmdArgs& args) {
     const JudgeFn judge = [&](const RunReport& r, const gate::Policy& look) {
       return sessions->compare(r, look);
     };
-    sequential = run_until_decided(p.selection, opt, interrupt, judge, *policy, until, out.report,
-                                   save_partial);
+    const RunRoundFn run_round = [&](const std::vector<std::string>& open) {
+      std::vector<SelectedSuite> subset;
+      for (const SelectedSuite& sel : p.selection) {
+        if (std::find(open.begin(), open.end(), sel.suite->name.value) != open.end()) {
+          subset.push_back(sel);
+        }
+      }
+      RunOptions more = opt;
+      more.runs = 1;
+      RunOutcome round = run_suites(subset, more, interrupt);
+      return Round{std::move(round.report), round.interrupted, round.abandoned};
+    };
+    const UntilDecidedHooks hooks{.progress =
+                                      [](const std::string& line) {
+                                        std::printf("%s\n", line.c_str());
+                                        std::fflush(stdout);
+                                      },
+                                  .save = save_partial};
+    sequential = run_until_decided(judge, *policy, until, out.report, run_round, hooks);
     out.interrupted = sequential->interrupted;
     out.abandoned = sequential->abandoned;
   }

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "framework/gate/history.h"
-#include "framework/gate/policy.h"
+#include "gate/history/history.h"
+#include "gate/model/policy.h"
 
 namespace rtgate::cli {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cli/export_options.h"
-#include "framework/gate/verdict.h"
+#include "gate/model/verdict.h"
 #include "framework/runner.h"
 
 namespace rtgate::cli {

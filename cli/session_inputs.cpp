@@ -5,7 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/history_inputs.h"
-#include "framework/gate/comparability.h"
+#include "gate/noise/comparability.h"
 #include "results/result_json.h"
 
 namespace rtgate::cli {

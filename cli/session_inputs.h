@@ -1,6 +1,6 @@
 // The sessions a gate judges with besides the one baseline: further baseline results (each its
 // own session) and the host's history (`--history DIR`), from which the session noise is learned
-// (framework/gate/session_noise.h). Loaded once; any current result can then be compared, which
+// (gate/noise/session_noise.h). Loaded once; any current result can then be compared, which
 // `run --until-decided` does after every run.
 #pragma once
 
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cli/gate_common.h"
-#include "framework/gate/compare.h"
+#include "gate/pair/compare.h"
 
 namespace rtgate::cli {
 

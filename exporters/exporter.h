@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "framework/gate/verdict.h"
+#include "gate/model/verdict.h"
 #include "framework/report/report.h"
 
 namespace rtgate {

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <functional>
 
-#include "framework/gate/format.h"
+#include "gate/model/format.h"
 #include "results/json_stream.h"
 
 namespace rtgate {

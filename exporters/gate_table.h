@@ -1,4 +1,4 @@
-// Rendering a gate comparison (framework/gate) for people and machines: the mmtests-style table
+// Rendering a gate comparison (gate/) for people and machines: the mmtests-style table
 // (plain or markdown) of `rtgate compare` / `rtgate gate`, and its JSON form.
 #pragma once
 
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "framework/gate/verdict.h"
+#include "gate/model/verdict.h"
 
 namespace rtgate {
 

@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "exporters/gate_table.h"
-#include "framework/gate/change_estimate.h"
-#include "framework/gate/format.h"
+#include "gate/noise/change_estimate.h"
+#include "gate/model/format.h"
 
 namespace rtgate {
 namespace {

@@ -1,4 +1,4 @@
-// Rendering a board's history (framework/gate/history_judge.h): the table `rtgate history`
+// Rendering a board's history (gate/history/history_judge.h): the table `rtgate history`
 // prints and its JSON form ("rtgate.history/1"), which the HTML trend section and
 // ci/gate-kernel.sh read.
 #pragma once
@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "framework/gate/history.h"
-#include "framework/gate/history_judge.h"
+#include "gate/history/history.h"
+#include "gate/history/history_judge.h"
 
 namespace rtgate {
 

@@ -5,7 +5,7 @@
 
 #include "exporters/gate_table.h"
 #include "exporters/markup_escape.h"
-#include "framework/gate/format.h"
+#include "gate/model/format.h"
 
 namespace rtgate {
 namespace {

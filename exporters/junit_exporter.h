@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "framework/gate/verdict.h"
+#include "gate/model/verdict.h"
 #include "framework/report/report.h"
 
 namespace rtgate {

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "exporters/html/html_text.h"
-#include "framework/gate/format.h"
+#include "gate/model/format.h"
 
 namespace rtgate::html {
 namespace {

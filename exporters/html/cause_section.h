@@ -1,11 +1,11 @@
 // The report's "Causes" section: per case traced on both sides, the causes of its latency over
 // the trace threshold that grew, appeared, shrank or went away, and per suite the kernel locks
-// whose contention grew (framework/gate/cause_compare.h). Empty when nothing was compared.
+// whose contention grew (gate/cause/cause_compare.h). Empty when nothing was compared.
 #pragma once
 
 #include <string>
 
-#include "framework/gate/verdict.h"
+#include "gate/model/verdict.h"
 
 namespace rtgate::html {
 

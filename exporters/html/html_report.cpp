@@ -9,7 +9,7 @@
 #include "exporters/html/html_text.h"
 #include "exporters/html/page_shell.h"
 #include "exporters/html/suite_section.h"
-#include "framework/gate/format.h"
+#include "gate/model/format.h"
 
 namespace rtgate::html {
 namespace {

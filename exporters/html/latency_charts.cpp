@@ -6,7 +6,7 @@
 
 #include "exporters/html/html_text.h"
 #include "exporters/html/svg_chart.h"
-#include "framework/gate/format.h"
+#include "gate/model/format.h"
 #include "framework/text/units.h"
 
 namespace rtgate::html {

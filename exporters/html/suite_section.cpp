@@ -6,7 +6,7 @@
 #include "exporters/html/latency_charts.h"
 #include "exporters/html/workload_tables.h"
 #include "exporters/trace_console.h"
-#include "framework/gate/format.h"
+#include "gate/model/format.h"
 
 namespace rtgate::html {
 namespace {

@@ -10,8 +10,8 @@
 #include "exporters/html/latency_charts.h"
 #include "exporters/html/page_shell.h"
 #include "exporters/html/svg_chart.h"
-#include "framework/gate/format.h"
-#include "framework/gate/run_values.h"
+#include "gate/model/format.h"
+#include "gate/noise/run_values.h"
 #include "framework/report/report.h"
 
 namespace rtgate::html {

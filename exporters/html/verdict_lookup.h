@@ -5,7 +5,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "framework/gate/verdict.h"
+#include "gate/model/verdict.h"
 
 namespace rtgate::html {
 

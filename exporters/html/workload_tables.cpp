@@ -8,7 +8,7 @@
 #include "exporters/html/html_text.h"
 #include "exporters/html/suite_section.h"
 #include "exporters/html/svg_chart.h"
-#include "framework/gate/format.h"
+#include "gate/model/format.h"
 
 namespace rtgate::html {
 namespace {

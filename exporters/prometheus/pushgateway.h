@@ -13,7 +13,7 @@
 #include <string>
 
 #include "exporters/prometheus/series_options.h"
-#include "framework/gate/verdict.h"
+#include "gate/model/verdict.h"
 #include "framework/report/report.h"
 
 namespace rtgate::prom {

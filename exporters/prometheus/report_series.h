@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "exporters/prometheus/series_options.h"
-#include "framework/gate/verdict.h"
+#include "gate/model/verdict.h"
 #include "framework/report/report.h"
 
 namespace rtgate::prom {

@@ -11,7 +11,7 @@
 // samples over a threshold come in clumps, so the samples are also binned in kSliceNs slices of
 // the run: per class the sum of its per-slice counts squared, sum(x_s^2), and the slices the run's
 // samples spanned give the dispersion of the class's count over the run
-// (framework/gate/cause_compare.h), and merge across runs by addition.
+// (gate/cause/cause_compare.h), and merge across runs by addition.
 #pragma once
 
 #include <cstdint>

@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "exporters/history_report.h"
-#include "framework/gate/history_judge.h"
+#include "gate/history/history_judge.h"
 #include "results/result_from_dom.h"
 #include "results/result_json.h"
 

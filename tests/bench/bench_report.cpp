@@ -14,7 +14,7 @@
 #include <string>
 
 #include "exporters/html/html_report.h"
-#include "framework/gate/compare.h"
+#include "gate/pair/compare.h"
 #include "framework/io/output_file.h"
 #include "results/result_json.h"
 #include "tests/bench/scale_layout.h"

@@ -34,7 +34,7 @@
 #include "exporters/prometheus/report_series.h"
 #include "exporters/prometheus/report_text.h"
 #include "exporters/prometheus/series_options.h"
-#include "framework/gate/compare.h"
+#include "gate/pair/compare.h"
 #include "framework/io/output_file.h"
 #include "results/result_json.h"
 #include "tests/bench/scale_layout.h"

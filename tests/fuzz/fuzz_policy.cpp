@@ -1,6 +1,6 @@
 // libFuzzer target: the gate policy parser (`--policy FILE`, YAML or JSON). Any input is either a
 // Policy or a PolicyError; a policy that parses must resolve for a metric of every kind.
-#include "framework/gate/policy.h"
+#include "gate/model/policy.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

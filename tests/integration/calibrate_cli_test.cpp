@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <set>
 
-#include "framework/gate/policy.h"
+#include "gate/model/policy.h"
 #include "framework/rt/rt_checks.h"
 #include "results/result_json.h"
 #include "tests/integration/process.h"

@@ -1,4 +1,4 @@
-// The cause comparison's promise (framework/gate/cause_compare.h), checked by seeded simulation
+// The cause comparison's promise (gate/cause/cause_compare.h), checked by seeded simulation
 // on profiles made the way real traces make them: uneven slices (samples over a threshold come in
 // clumps), causes that come in bursts (a slice's share of a cause varies around its mean), a
 // cause that owns most samples (the thread's own time), rare ones, for two boots each boot's own
@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <random>
 
-#include "framework/gate/cause_compare.h"
+#include "gate/cause/cause_compare.h"
 #include "tests/unit/parallel_trials.h"
 
 namespace rtgate::gate {

@@ -1,14 +1,14 @@
-// Comparing cause profiles (framework/gate/cause_compare.h, lock_compare.h, cause_evidence.h):
+// Comparing cause profiles (gate/cause/cause_compare.h, lock_compare.h, cause_evidence.h):
 // an injected cause is named first, equal profiles name nothing, what cannot be compared says
 // why, and a regressed latency verdict's reason names its case's leading new cause.
-#include "framework/gate/cause_compare.h"
+#include "gate/cause/cause_compare.h"
 
 #include <gtest/gtest.h>
 
 #include <functional>
 
-#include "framework/gate/cause_evidence.h"
-#include "framework/gate/lock_compare.h"
+#include "gate/cause/cause_evidence.h"
+#include "gate/cause/lock_compare.h"
 
 namespace rtgate::gate {
 namespace {

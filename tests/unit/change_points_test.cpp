@@ -1,4 +1,4 @@
-#include "framework/gate/change_points.h"
+#include "gate/history/change_points.h"
 
 #include <gtest/gtest.h>
 

@@ -1,12 +1,12 @@
-// rtgate calibrate's arithmetic (framework/gate/calibration.h) on synthetic A/A results whose
+// rtgate calibrate's arithmetic (gate/calibration/calibration.h) on synthetic A/A results whose
 // between-run drift is known: the SD it measures, the detectable changes it states, and the
 // policy it writes, read back by the gate's own parser.
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "framework/gate/calibration.h"
-#include "framework/gate/change_estimate.h"
+#include "gate/calibration/calibration.h"
+#include "gate/noise/change_estimate.h"
 #include "tests/unit/gate_sim.h"
 
 namespace rtgate::gate {

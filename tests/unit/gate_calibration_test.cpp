@@ -12,7 +12,7 @@
 #include <functional>
 #include <thread>
 
-#include "framework/gate/compare.h"
+#include "gate/pair/compare.h"
 #include "gate_sim.h"
 #include "tests/unit/parallel_trials.h"
 

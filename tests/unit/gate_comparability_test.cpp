@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "framework/gate/comparability.h"
+#include "gate/noise/comparability.h"
 
 namespace rtgate::gate {
 namespace {

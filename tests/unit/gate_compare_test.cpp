@@ -3,7 +3,7 @@
 // are gate_metric_rules_test.cpp's; the error rates gate_calibration_test.cpp's.
 #include <gtest/gtest.h>
 
-#include "framework/gate/compare.h"
+#include "gate/pair/compare.h"
 #include "gate_one_case.h"
 #include "results/result_json.h"
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "framework/gate/environment_diff.h"
+#include "gate/noise/environment_diff.h"
 
 namespace rtgate::gate {
 namespace {

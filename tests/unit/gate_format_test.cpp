@@ -1,7 +1,7 @@
 // The gate's number formatting: num() and ns() go through std::to_chars for speed and must print
 // exactly what printf's %.4g printed (reasons are compared in tests and read by people), over
 // every magnitude and sign, and at the edges (ties at the 4th digit, powers of ten, subnormals).
-#include "framework/gate/format.h"
+#include "gate/model/format.h"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 // error rates are gate_calibration_test.cpp's.
 #include <gtest/gtest.h>
 
-#include "framework/gate/compare.h"
+#include "gate/pair/compare.h"
 #include "gate_one_case.h"
 
 namespace rtgate::gate {

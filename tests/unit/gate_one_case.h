@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "framework/gate/compare.h"
+#include "gate/pair/compare.h"
 #include "gate_sim.h"
 
 namespace rtgate::gate {

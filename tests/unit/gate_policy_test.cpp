@@ -4,7 +4,7 @@
 #include <fstream>
 #include <string>
 
-#include "framework/gate/policy.h"
+#include "gate/model/policy.h"
 
 namespace rtgate::gate {
 namespace {

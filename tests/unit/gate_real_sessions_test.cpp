@@ -13,7 +13,7 @@
 #include <random>
 #include <set>
 
-#include "framework/gate/compare.h"
+#include "gate/pair/compare.h"
 #include "results/result_json.h"
 
 namespace rtgate::gate {

@@ -12,7 +12,7 @@
 #include <functional>
 #include <thread>
 
-#include "framework/gate/compare.h"
+#include "gate/pair/compare.h"
 #include "tests/unit/gate_sim_world.h"
 #include "tests/unit/parallel_trials.h"
 

@@ -1,10 +1,10 @@
-// The session noise from a host's history (framework/gate/session_noise.h): what the series of
+// The session noise from a host's history (gate/noise/session_noise.h): what the series of
 // session means gives, what a real change in it does not give, and the stated default prior.
 #include <gtest/gtest.h>
 
 #include <random>
 
-#include "framework/gate/session_noise.h"
+#include "gate/noise/session_noise.h"
 
 namespace rtgate::gate {
 namespace {

@@ -1,4 +1,4 @@
-// Host steal weighed by the gate (framework/gate/steal_matching.h), calibrated by seeded
+// Host steal weighed by the gate (gate/noise/steal_matching.h), calibrated by seeded
 // simulation at the size a kernel gate of cyclic runs: one session a side, 5 runs, cyclic on two
 // CPUs (wakeup latency and missed periods per CPU), every run of both sides losing 5-15% of each
 // CPU to the host, as this VM's host did on a busy day.
@@ -15,7 +15,7 @@
 #include <cstdio>
 #include <random>
 
-#include "framework/gate/compare.h"
+#include "gate/pair/compare.h"
 #include "tests/unit/gate_sim.h"
 
 namespace rtgate::gate {

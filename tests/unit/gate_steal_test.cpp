@@ -1,4 +1,4 @@
-// Host steal weighed run by run (framework/gate/steal_matching.h): a change on runs that saw
+// Host steal weighed run by run (gate/noise/steal_matching.h): a change on runs that saw
 // comparable steal is judged as usual; runs that lost more of their CPU to the host than any run
 // of the other side are set aside; a case left without comparable runs is inconclusive and says
 // how much steal each side saw.
@@ -6,8 +6,8 @@
 
 #include <random>
 
-#include "framework/gate/compare.h"
-#include "framework/gate/steal_matching.h"
+#include "gate/pair/compare.h"
+#include "gate/noise/steal_matching.h"
 #include "gate_sim.h"
 
 namespace rtgate::gate {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "exporters/gate_table.h"
-#include "framework/gate/compare.h"
+#include "gate/pair/compare.h"
 #include "tests/unit/gate_sim.h"
 
 namespace rtgate {

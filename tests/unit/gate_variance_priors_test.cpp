@@ -5,7 +5,7 @@
 #include <cmath>
 #include <random>
 
-#include "framework/gate/variance_priors.h"
+#include "gate/noise/variance_priors.h"
 
 namespace rtgate::gate {
 namespace {

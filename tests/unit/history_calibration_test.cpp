@@ -1,4 +1,4 @@
-// Calibration of a board's history (framework/gate/history_judge.h) by seeded simulation of
+// Calibration of a board's history (gate/history/history_judge.h) by seeded simulation of
 // whole histories: every session a result of sim::session (session offsets, heavy-tailed and
 // slow-mode runs, overdispersed counts), with outlier sessions (session offsets four times their
 // SD), a slow drift where stated, and kernels labelled a few sessions each or one session each
@@ -10,7 +10,7 @@
 #include <string>
 #include <thread>
 
-#include "framework/gate/history_judge.h"
+#include "gate/history/history_judge.h"
 #include "tests/unit/gate_sim_world.h"
 #include "tests/unit/parallel_trials.h"
 

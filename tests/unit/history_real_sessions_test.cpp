@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "framework/gate/history_judge.h"
+#include "gate/history/history_judge.h"
 #include "results/result_json.h"
 
 namespace rtgate::gate {

@@ -14,7 +14,7 @@
 
 #include "exporters/html/html_text.h"
 #include "exporters/html/svg_chart.h"
-#include "framework/gate/compare.h"
+#include "gate/pair/compare.h"
 #include "tests/unit/gate_sim.h"
 
 namespace rtgate::html {

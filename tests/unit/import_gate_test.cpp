@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "framework/gate/compare.h"
+#include "gate/pair/compare.h"
 #include "importers/import_files.h"
 #include "results/result_json.h"
 

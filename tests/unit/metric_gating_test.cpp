@@ -8,7 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "framework/gate/compare.h"
+#include "gate/pair/compare.h"
 #include "gate_sim.h"
 #include "results/result_json.h"
 

@@ -8,7 +8,7 @@
 #include "exporters/prometheus/report_series.h"
 #include "exporters/prometheus/report_text.h"
 #include "exporters/prometheus/series_options.h"
-#include "framework/gate/compare.h"
+#include "gate/pair/compare.h"
 #include "tests/unit/gate_sim.h"
 
 namespace rtgate::prom {

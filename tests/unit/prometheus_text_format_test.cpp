@@ -9,7 +9,7 @@
 
 #include "exporters/prometheus/report_series.h"
 #include "exporters/prometheus/text_format.h"
-#include "framework/gate/compare.h"
+#include "gate/pair/compare.h"
 #include "tests/unit/gate_sim.h"
 
 namespace rtgate::prom {

@@ -6,7 +6,7 @@
 
 #include "exporters/prometheus/pushgateway.h"
 #include "exporters/prometheus/report_text.h"
-#include "framework/gate/compare.h"
+#include "gate/pair/compare.h"
 
 namespace rtgate::prom {
 namespace {

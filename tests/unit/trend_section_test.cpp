@@ -15,8 +15,8 @@
 #include <tuple>
 
 #include "exporters/history_report.h"
-#include "framework/gate/history.h"
-#include "framework/gate/history_judge.h"
+#include "gate/history/history.h"
+#include "gate/history/history_judge.h"
 #include "tests/unit/gate_sim_world.h"
 
 namespace rtgate::html {

@@ -1,0 +1,201 @@
+#include "gate/history/history.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "gate/cause/cause_compare.h"
+#include "gate/noise/comparability.h"
+#include "gate/noise/run_values.h"
+#include "gate/noise/session_noise.h"
+
+namespace rtgate::gate {
+namespace {
+
+// Why `r` measured something else than `ref`: history_mismatch in both directions (a suite
+// either lacks), "" when it did not.
+std::string selection_mismatch(const RunReport& r, const RunReport& ref) {
+  if (r.environment.hostname != ref.environment.hostname) {
+    return "host " + r.environment.hostname + " (not " + ref.environment.hostname + ")";
+  }
+  for (const SuiteResult& s : r.suites) {
+    if (ref.find(s.name) == nullptr) return "suite " + s.name;
+  }
+  for (const SuiteResult& s : ref.suites) {
+    if (r.find(s.name) == nullptr) return "no suite " + s.name;
+  }
+  std::string why = history_mismatch(r, ref);
+  return why == "the current session itself" ? "" : why;
+}
+
+RunReport skeleton(const RunReport& r) {
+  RunReport out;
+  out.schema = r.schema;
+  out.tool_version = r.tool_version;
+  out.started_at = r.started_at;
+  out.options = r.options;
+  out.environment = r.environment;
+  for (const SuiteResult& s : r.suites) {
+    SuiteResult copy;
+    copy.name = s.name;
+    copy.params = s.params;
+    copy.loads = s.loads;
+    copy.status = s.status;
+    copy.imported = s.imported;  // who measured it is part of what it measured
+    out.suites.push_back(std::move(copy));
+  }
+  return out;
+}
+
+std::vector<std::string> statistics_of(const Metric& m, const MetricPolicy& mp) {
+  if (m.is_event_rate()) return {"rate"};
+  return run_statistics(m, mp);
+}
+
+std::string stored_as(const std::string& source) {
+  for (const char* outcome : {"inconclusive", "regressed"}) {
+    for (const char* ext : {".json", ".json.gz"}) {
+      const std::string tail = std::string(".") + outcome + ext;
+      if (source.size() >= tail.size() &&
+          source.compare(source.size() - tail.size(), tail.size(), tail) == 0) {
+        return outcome;
+      }
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string HistoryBuilder::add(const RunReport& r, const std::string& source) {
+  if (!reference_) {
+    reference_ = skeleton(r);
+    reference_source_ = source;
+  }
+  return add(reduce(r, source));
+}
+
+SessionValues HistoryBuilder::reduce(const RunReport& r, const std::string& source) const {
+  SessionValues out;
+  if (reference_) {
+    out.mismatch = selection_mismatch(r, *reference_);
+    if (!out.mismatch.empty()) return out;
+  }
+  out.session = {.id = session_id(r),
+                 .started_at = r.started_at,
+                 .kernel = r.environment.kernel_release,
+                 .source = source,
+                 .stored_as = stored_as(source)};
+  for (const SuiteResult& s : r.suites) {
+    out.session.contaminated = out.session.contaminated || s.contaminated;
+    if (s.status == SuiteStatus::kSkipped) continue;
+    for (const Case& c : s.cases) {
+      if (c.causes) {
+        out.profiles.push_back({.suite = s.name,
+                                .case_name = c.name,
+                                .profile = *c.causes,
+                                .measured = measured_samples(c)});
+      }
+      for (const Metric& m : c.metrics) {
+        const MetricPolicy mp = resolve(policy_, s.name, c.name, m.name, m.gated_by_default());
+        if (!mp.gated) continue;
+        for (const std::string& st : statistics_of(m, mp)) {
+          const SessionPoint p = session_point(m, st);
+          if (!std::isfinite(p.mean)) continue;
+          std::string key = s.name;
+          for (const std::string* part : {&c.name, &m.name, &st}) key += '\x1f' + *part;
+          out.values.push_back({.key = std::move(key),
+                                .suite = &s,
+                                .case_ = &c,
+                                .metric = &m,
+                                .statistic = st,
+                                .value = p.mean,
+                                .within_var = p.mean_var});
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::string HistoryBuilder::add(SessionValues v) {
+  if (!v.mismatch.empty()) return v.mismatch;
+  if (session_index_.contains(v.session.id)) {
+    ++history_.duplicates;
+    return "";
+  }
+  const int index = static_cast<int>(history_.sessions.size());
+  session_index_.emplace(v.session.id, index);
+  for (std::size_t i = 0; i < v.values.size(); ++i) {
+    SessionValues::Value& e = v.values[i];
+    int at = static_cast<int>(i);
+    if (i >= series_keys_.size() || series_keys_[i] != e.key) {
+      const auto [it, added] =
+          series_index_.emplace(e.key, static_cast<int>(history_.series.size()));
+      at = it->second;
+      if (added) {
+        series_keys_.push_back(e.key);
+        history_.series.push_back({.suite = e.suite->name,
+                                   .case_name = e.case_->name,
+                                   .metric = e.metric->name,
+                                   .statistic = e.statistic,
+                                   .kind = e.metric->kind,
+                                   .better = e.metric->better,
+                                   .unit = e.metric->unit});
+      }
+    }
+    HistorySeries& series = history_.series[static_cast<std::size_t>(at)];
+    series.sessions.push_back(index);
+    series.values.push_back(e.value);
+    series.within_var += e.within_var;  // a sum until finish()
+  }
+  for (HistoryProfile& p : v.profiles) {
+    p.session = index;
+    history_.profiles.push_back(std::move(p));
+  }
+  history_.sessions.push_back(std::move(v.session));
+  return "";
+}
+
+History HistoryBuilder::finish() {
+  std::vector<int> order(history_.sessions.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return history_.sessions[static_cast<std::size_t>(a)].started_at <
+           history_.sessions[static_cast<std::size_t>(b)].started_at;
+  });
+  std::vector<int> rank(order.size());
+  History out;
+  out.duplicates = history_.duplicates;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    rank[static_cast<std::size_t>(order[i])] = static_cast<int>(i);
+    out.sessions.push_back(std::move(history_.sessions[static_cast<std::size_t>(order[i])]));
+  }
+  for (HistorySeries& s : history_.series) {
+    std::vector<std::pair<int, double>> points;
+    for (std::size_t i = 0; i < s.sessions.size(); ++i) {
+      points.emplace_back(rank[static_cast<std::size_t>(s.sessions[i])], s.values[i]);
+    }
+    std::sort(points.begin(), points.end());
+    s.within_var /= std::max<double>(1, static_cast<double>(s.values.size()));
+    s.sessions.clear();
+    s.values.clear();
+    for (const auto& [session, value] : points) {
+      s.sessions.push_back(session);
+      s.values.push_back(value);
+    }
+    out.series.push_back(std::move(s));
+  }
+  for (HistoryProfile& p : history_.profiles) p.session = rank[static_cast<std::size_t>(p.session)];
+  std::stable_sort(
+      history_.profiles.begin(), history_.profiles.end(),
+      [](const HistoryProfile& a, const HistoryProfile& b) { return a.session < b.session; });
+  out.profiles = std::move(history_.profiles);
+  history_ = {};
+  session_index_.clear();
+  series_index_.clear();
+  series_keys_.clear();
+  return out;
+}
+
+}  // namespace rtgate::gate

@@ -1,0 +1,117 @@
+// The between-session noise of each gated statistic: how far the mean of a session's runs moves
+// from one session (a boot, a process) to the next when the kernel does not change.
+//
+// A kernel gate compares two sessions. Every run of one session shares its offset (memory layout,
+// IRQ placement, frequency, the host's load on a VM), so the runs of a result are replicates of
+// the session, not of the kernel: the change's variance has a session term, tau^2 per side
+// (change_estimate.h). tau comes, best first, from
+//   1. the host's own history: results of this host, selection and parameters from earlier
+//      sessions (`rtgate gate --history DIR`, ci/gate-kernel.sh's baseline directory, several
+//      baseline files). The series of session means in time order gives the variance of a
+//      session mean: their plain variance, or, when the von Neumann ratio shows the series moved (a
+//      real change, a drift), their mean square successive difference, which a few steps barely
+//      move. The part the sessions' own runs explain is subtracted to give tau^2;
+//      Within a group of metrics of one kind (lock.latency's p99 over its locks) the session-mean
+//      variances are moderated towards their empirical-Bayes prior, as the runs' are;
+//   2. a stated default prior (default_session_noise), when the history has fewer than
+//      kMinHistory sessions. Every verdict says which.
+#pragma once
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "gate/model/policy.h"
+#include "framework/report/report.h"
+
+namespace rtgate::gate {
+
+enum class NoiseSource { kDefault, kHistory };
+
+struct SessionNoise {
+  // Variance of a session's offset on the log scale (event counts: of the log rate), and its
+  // degrees of freedom (+inf: a stated prior, taken as known). From a history it is the variance
+  // of the session means less the part their own runs explain, and is not truncated at 0: a
+  // history that by chance varied little must still carry the uncertainty of its few sessions,
+  // which the estimate's df expresses only if the estimate is kept whole (change_estimate.h).
+  double tau_sq = 0;
+  double tau_df = INFINITY;
+  // The variance of the history's session means that tau_sq was taken from (0 for the prior):
+  // what the session part's own uncertainty scales with.
+  double session_mean_var = 0;
+  // What the history shows within its sessions, a prior for a side's own estimate (0 df: none):
+  // the per-run variance of a log-scale statistic, or the dispersion (variance / mean) of a count.
+  double run_var = NAN;
+  double run_df = 0;
+  int sessions = 0;  // sessions the history had for this statistic
+  NoiseSource source = NoiseSource::kDefault;
+  // "tau 8.2% from 10 sessions of history" or "tau 10% by the default prior (no history)".
+  std::string describe(bool ratio) const;
+};
+
+// Fewer sessions than this leave tau to the default prior: two differences say almost nothing.
+inline constexpr int kMinHistory = 5;
+
+// The stated prior: a session offset SD of 10% for latency quantiles and throughput, 25% for the
+// max (and a near-max quantile) and for event rates between boots of bare metal; 3% and 10%
+// between processes of one boot (same layout, same IRQ placement); on a virtual machine (the
+// host's load moves every session) 2.5 times that, and 5 times for the max. gate/
+// README.md says why.
+SessionNoise default_session_noise(const std::string& statistic, bool virtual_machine,
+                                   bool same_boot);
+
+// One session's value of one statistic: the mean of its runs (log scale; for a count the log of
+// (events + 0.5) / runs), the variance that mean has from its own runs, and the within-session
+// spread (log statistics: the pooled per-run variance and its df; counts: the Pearson
+// chi-square and its df).
+struct SessionPoint {
+  double mean = NAN, mean_var = 0;
+  double spread_ss = 0, spread_df = 0;
+};
+
+// One session's point of a statistic of `m` ("rate" for an event count): what the noise model
+// and a board's history (history.h) read of a result.
+SessionPoint session_point(const Metric& m, const std::string& statistic);
+
+// tau^2 from session points in time order (see the file comment). Needs kMinHistory points.
+SessionNoise estimate_session_noise(const std::vector<SessionPoint>& series, bool counts);
+
+// A stable identity of the session a result was measured in: boot id and process, or (for older
+// results) host and start time.
+std::string session_id(const RunReport& r);
+
+class NoiseModel {
+ public:
+  NoiseModel() = default;
+  // Sessions in time order (started_at), one per distinct session_id. Metrics judged as policy
+  // says; results of other hosts, suites' parameters or run options must be filtered out first.
+  static NoiseModel from_sessions(const std::vector<const RunReport*>& sessions,
+                                  const Policy& policy);
+  // The noise of one statistic of one metric: the history's, else the default prior.
+  // `tail`: the statistic is a near-max (few samples above it), whose default is the max's.
+  SessionNoise of(const std::string& suite, const std::string& case_name, const std::string& metric,
+                  const std::string& statistic, MetricKind kind, bool tail = false) const;
+  int sessions() const { return sessions_; }
+  using Key = std::tuple<std::string, std::string, std::string, std::string>;
+  // What the history gave, per (suite, case, metric, statistic).
+  const std::map<Key, SessionNoise>& known() const { return known_; }
+  // Chooses the default prior: a VM when either side ran on one, one boot when both did.
+  void set_environment(const Environment& base, const Environment& cur);
+  // One line for the gate's output: where tau comes from.
+  std::string describe(int baseline_sessions) const;
+
+ private:
+  std::map<Key, SessionNoise> known_;
+  int sessions_ = 0;
+  int from_history_ = 0;  // statistics whose tau the history gave
+  bool virtual_machine_ = false, same_boot_ = false;
+};
+
+// Moderates the history's session-mean variances within each (suite, metric, statistic) group
+// of at least kMinGroup members (event rates excepted): see session_noise.cpp.
+void borrow_across_groups(const std::map<NoiseModel::Key, std::vector<SessionPoint>>& series,
+                          std::map<NoiseModel::Key, SessionNoise>& known);
+
+}  // namespace rtgate::gate

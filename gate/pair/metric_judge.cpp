@@ -1,0 +1,386 @@
+#include "gate/pair/metric_judge.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "gate/noise/change_estimate.h"
+#include "gate/noise/count_estimate.h"
+#include "gate/model/format.h"
+#include "gate/noise/run_values.h"
+#include "framework/stats/mann_whitney.h"
+#include "framework/stats/summary.h"
+
+namespace rtgate::gate {
+namespace {
+
+std::string change_of(const Evidence& e) {
+  if (!e.ratio) return (e.effect >= 0 ? "+" : "") + fmt::num(e.effect);
+  return "x" + fmt::num(e.effect);
+}
+
+std::string interval_of(const Evidence& e) { return fmt::interval(e.ci_low, e.ci_high, false); }
+
+std::string name_of(const Evidence& e) {
+  if (e.test == "budget") return "budget";
+  if (e.test == "event_rate") return "events per run";
+  return (e.statistic == "value" ? std::string("value") : statistic_label(e.statistic)) +
+         " per run";
+}
+
+void set_headline(MetricVerdict& out, const Evidence& e) {
+  out.statistic = e.statistic == "value" ? "gmean" : e.statistic;
+  out.baseline = e.baseline;
+  out.current = e.current;
+  out.change_pct = fmt::change_pct(out.baseline, out.current);
+}
+
+void take_key(MetricVerdict& v, const Evidence& e) {
+  v.decided_by = name_of(e);
+  v.effect = e.effect;
+  v.effect_low = e.ci_low;
+  v.effect_high = e.ci_high;
+  v.detectable = e.detectable;
+  v.ratio = e.ratio;
+}
+
+// How far a statistic is from being decided: its interval's width relative to its floor.
+double openness(const Evidence& e) {
+  if (!std::isfinite(e.ci_low) || !std::isfinite(e.ci_high)) return INFINITY;
+  return e.ratio ? std::log(e.ci_high / e.ci_low) / std::log(e.floor)
+                 : (e.ci_high - e.ci_low) / std::max(1e-12, e.floor);
+}
+
+// A latency metric's exact max: its histogram's, or a summary-only metric's largest run max;
+// NaN when it has neither.
+double exact_max(const Metric& m) {
+  if (m.histogram) return static_cast<double>(m.histogram->max());
+  double max = NAN;
+  for (const LatencySummary& r : m.runs) {
+    if (r.count == 0) continue;
+    const auto v = static_cast<double>(r.max);
+    max = std::isnan(max) ? v : std::max(max, v);
+  }
+  return max;
+}
+
+// The largest exact max over the sessions; NaN when none has one.
+double worst_max(const std::vector<const Metric*>& sessions) {
+  double worst = NAN;
+  for (const Metric* m : sessions) {
+    const double max = m != nullptr ? exact_max(*m) : NAN;
+    if (!std::isnan(max)) worst = std::isnan(worst) ? max : std::max(worst, max);
+  }
+  return worst;
+}
+
+// The statistics the policy asks of `cur` that either side cannot give (statistic_unknown), as
+// one "not_comparable" evidence each; the rest are returned to be judged.
+std::vector<std::string> comparable_statistics(const std::vector<const Metric*>& base,
+                                               const Metric& cur, const MetricPolicy& mp,
+                                               std::vector<Evidence>& not_comparable) {
+  std::vector<std::string> out;
+  for (const std::string& s : policy_statistics(cur.kind, mp)) {
+    std::string why;
+    if (const std::string c = statistic_unknown(cur, s); !c.empty()) why = "current " + c;
+    for (const Metric* b : base) {
+      if (b == nullptr || !why.empty()) continue;
+      if (const std::string w = statistic_unknown(*b, s); !w.empty()) why = "the baseline " + w;
+    }
+    if (why.empty()) {
+      out.push_back(s);
+    } else {
+      not_comparable.push_back({.test = "not_comparable",
+                                .statistic = s,
+                                .detail = statistic_label(s) + " not comparable: " + why,
+                                .indicates = Verdict::kInconclusive});
+    }
+  }
+  return out;
+}
+
+// Evidence that is a fact about current rather than a test: a budget, runs without progress.
+// The largest per-run max current may have and still be what the baseline's runs predict for one
+// of n_cur further runs (one-sided at `alpha` over the n_cur runs, the session offsets included):
+// exp(mean + t * sd * sqrt(1 + 1/n)) of the baseline's per-run log maxima; NaN with fewer than 3.
+double predicted_run_max(const std::vector<const Metric*>& base, std::size_t n_cur, double alpha,
+                         const SessionNoise& noise) {
+  const SideValues b = side_values(base, "max");
+  const auto n = static_cast<double>(b.values.size());
+  if (n < 3 || n_cur == 0) return NAN;
+  const double sd = stats::stddev(b.values);
+  const double var = sd * sd * (1 + 1 / n) + 2 * std::max(0.0, noise.tau_sq);
+  return std::exp(stats::amean(b.values) +
+                  t_critical(alpha / static_cast<double>(n_cur), n - 1) * std::sqrt(var));
+}
+
+void add_facts(const std::vector<const Metric*>& base, const Metric& cur, const MetricPolicy& mp,
+               double alpha, const SessionNoise& max_noise, MetricVerdict& out) {
+  const double bmax = worst_max(base);
+  const double max = exact_max(cur);
+  if (cur.kind == MetricKind::kLatency && mp.budget_ns) {
+    const bool over = max > *mp.budget_ns;
+    out.evidence.push_back({.test = "budget",
+                            .effect = max,
+                            .floor = *mp.budget_ns,
+                            .detail = "max " + fmt::ns(max) + (over ? " over" : " within") +
+                                      " the budget of " + fmt::ns(*mp.budget_ns) +
+                                      " (baseline max " + fmt::ns(bmax) + ")",
+                            .indicates = over ? Verdict::kRegressed : Verdict::kUnchanged,
+                            .deciding = over});
+  }
+  if (cur.kind == MetricKind::kLatency && std::isfinite(bmax) && std::isfinite(max)) {
+    // The worst case must not have grown: not beyond the baseline's worst, and no run of current
+    // beyond what the baseline's runs predict (one run with four times the max is not
+    // "unchanged" because the other runs hide it in a mean).
+    const double floor = 1 + mp.max_noise_floor_pct / 100;
+    double run_max = 0;
+    for (const LatencySummary& r : cur.runs)
+      run_max = std::max(run_max, static_cast<double>(r.max));
+    const double predicted = predicted_run_max(base, cur.runs.size(), alpha, max_noise);
+    const bool run_within = !(run_max > predicted * floor);
+    const bool within = max <= bmax * floor && run_within;
+    out.evidence.push_back(
+        {.test = "worst_max",
+         .baseline = bmax,
+         .current = max,
+         .effect = bmax > 0 ? max / bmax : NAN,
+         .floor = floor,
+         .detail =
+             "exact max " + fmt::ns(max) + (max <= bmax * floor ? " within" : " beyond") + " x" +
+             fmt::num(floor) + " of the baseline's worst session's " + fmt::ns(bmax) +
+             (run_within ? std::string()
+                         : "; a run's max " + fmt::ns(run_max) + " beyond x" + fmt::num(floor) +
+                               " of the " + fmt::ns(predicted) + " the baseline's runs predict"),
+         .indicates = within ? Verdict::kUnchanged : Verdict::kInconclusive});
+  }
+  int base_zero = 0;
+  for (const Metric* m : base) base_zero += m != nullptr ? zero_runs(*m) : 0;
+  if (const int zero = zero_runs(cur); zero > 0) {
+    const bool fact = base_zero == 0;
+    out.evidence.push_back(
+        {.test = "zero_runs",
+         .baseline = static_cast<double>(base_zero),
+         .current = static_cast<double>(zero),
+         .detail = std::to_string(zero) + " run(s) of current measured 0 " + cur.unit +
+                   ": the work made no progress" +
+                   (fact ? std::string(" (no baseline run did)")
+                         : ", and " + std::to_string(base_zero) + " baseline run(s) did too"),
+         .indicates = fact ? Verdict::kRegressed : Verdict::kInconclusive,
+         .deciding = fact});
+  }
+}
+
+bool decided_by_fact(const MetricVerdict& out) {
+  return std::any_of(out.evidence.begin(), out.evidence.end(), [](const Evidence& e) {
+    return (e.test == "budget" || e.test == "zero_runs") && e.indicates == Verdict::kRegressed;
+  });
+}
+
+}  // namespace
+
+void judge_metric(const std::vector<const Metric*>& base_sessions, const Metric& cur,
+                  const MetricPolicy& mp, const Levels& lv, const PriorOf& prior_of,
+                  const NoiseOf& noise_of, MetricVerdict& out) {
+  out.p_worse = 1;
+  out.p_better = 1;
+  const Metric& base = *base_sessions.front();
+  add_facts(base_sessions, cur, mp, lv.eq, noise_of("max"), out);
+  const bool over_budget = decided_by_fact(out);
+
+  std::vector<Oriented> calls;
+  const bool events = cur.is_event_rate();
+  std::vector<Evidence> not_comparable;
+  const std::vector<std::string> stats =
+      events ? std::vector<std::string>{"rate"}
+             : comparable_statistics(base_sessions, cur, mp, not_comparable);
+  if (stats.empty()) {
+    out.evidence.insert(out.evidence.end(), not_comparable.begin(), not_comparable.end());
+    out.verdict = over_budget ? Verdict::kRegressed : Verdict::kInconclusive;
+    out.reason = over_budget ? out.evidence.back().detail
+                 : !not_comparable.empty()
+                     ? "no statistic comparable: " + not_comparable.front().detail
+                     : "the policy judges no statistic";
+    return;
+  }
+  const double a = lv.test / static_cast<double>(stats.size());
+  for (const std::string& s : stats) {
+    Oriented o{};
+    if (events) {
+      out.evidence.push_back(
+          event_statistic(base_sessions, cur, mp.count_floor_per_run, lv, a, noise_of(s), o));
+    } else {
+      const double floor = cur.kind != MetricKind::kLatency ? mp.noise_floor_pct
+                           : s == "max"                     ? mp.max_noise_floor_pct
+                                                            : mp.latency_noise_floor_pct;
+      out.evidence.push_back(log_statistic(base_sessions, cur, s, floor, lv, a, prior_of(s),
+                                           noise_of(s), mp.latency_min_runs, o));
+    }
+    calls.push_back(o);
+  }
+  const auto k = static_cast<double>(stats.size());
+  const std::size_t first = out.evidence.size() - stats.size();  // after the facts
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    if (calls[i].beyond_worse && calls[i].robust_worse)
+      out.p_worse = std::min(out.p_worse, std::min(1.0, k * calls[i].p_worse));
+    if (calls[i].beyond_better && calls[i].robust_better) {
+      out.p_better = std::min(out.p_better, std::min(1.0, k * calls[i].p_better));
+    }
+  }
+  // The headline: the highest quantile (the tail users read), or the only statistic.
+  const Evidence& head =
+      out.evidence[first + (stats.back() == "max" && stats.size() > 1 ? stats.size() - 2
+                                                                      : stats.size() - 1)];
+  set_headline(out, head);
+  // After the statistics: what could not be compared keeps the metric from "unchanged".
+  out.evidence.insert(out.evidence.end(), not_comparable.begin(), not_comparable.end());
+
+  if (mp.max_baseline_cv_pct > 0 && cur.kind != MetricKind::kLatency && !events &&
+      stats::coeff_var(base.samples) > mp.max_baseline_cv_pct) {
+    out.p_worse = out.p_better = 1;
+    out.evidence.push_back(
+        {.test = "baseline_cv",
+         .detail = "baseline CoeffVar " + fmt::num(stats::coeff_var(base.samples)) +
+                   "% exceeds max_baseline_cv_pct " + fmt::num(mp.max_baseline_cv_pct) + "%",
+         .indicates = Verdict::kInconclusive});
+  }
+  out.verdict = over_budget ? Verdict::kRegressed : Verdict::kInconclusive;
+}
+
+void decide_metric(MetricVerdict& v, bool worse_rejected, bool better_rejected) {
+  std::vector<Evidence*> stats;
+  Evidence* budget = nullptr;
+  Evidence* zero = nullptr;
+  Evidence* max_grew = nullptr;
+  std::vector<const Evidence*> unknown;
+  bool cv_blocked = false;
+  for (Evidence& e : v.evidence) {
+    if (e.test == "not_comparable") {
+      unknown.push_back(&e);
+    } else if (e.test == "budget") {
+      budget = &e;
+    } else if (e.test == "zero_runs") {
+      zero = &e;
+    } else if (e.test == "worst_max") {
+      if (e.indicates != Verdict::kUnchanged) max_grew = &e;
+    } else if (e.test == "baseline_cv") {
+      cv_blocked = true;
+    } else {
+      stats.push_back(&e);
+    }
+  }
+  const std::string level = " at level " + fmt::num(v.level);
+  if (budget != nullptr && budget->indicates == Verdict::kRegressed) {
+    v.verdict = Verdict::kRegressed;
+    v.decided_by = "budget";
+    v.statistic = "max";
+    v.baseline = NAN;
+    v.current = budget->effect;
+    v.reason = budget->detail;
+    return;
+  }
+  if (zero != nullptr && zero->indicates == Verdict::kRegressed) {
+    v.verdict = Verdict::kRegressed;
+    v.decided_by = "zero_runs";
+    v.reason = zero->detail;
+    return;
+  }
+  auto best = [&](bool worse) {
+    Evidence* pick = nullptr;
+    for (Evidence* e : stats) {
+      if (!(worse ? e->counts_worse : e->counts_better)) continue;
+      if (pick == nullptr || (worse ? e->p_value < pick->p_value : e->p_better < pick->p_better)) {
+        pick = e;
+      }
+    }
+    return pick;
+  };
+  if (worse_rejected || better_rejected) {
+    Evidence* e = best(worse_rejected);
+    if (e != nullptr) {
+      e->deciding = true;
+      v.verdict = worse_rejected ? Verdict::kRegressed : Verdict::kImproved;
+      take_key(v, *e);
+      v.reason = name_of(*e) + " " + change_of(*e) + " " + interval_of(*e) + ", " +
+                 fmt::p_value(worse_rejected ? v.p_worse : v.p_better) + level +
+                 " (Holm over the gate), beyond the floor " +
+                 (e->ratio ? "x" + fmt::num(e->floor) : fmt::num(e->floor) + " per run");
+      return;
+    }
+  }
+  const bool all_within =
+      !cv_blocked && zero == nullptr && max_grew == nullptr && unknown.empty() && !stats.empty() &&
+      std::all_of(stats.begin(), stats.end(), [](const Evidence* e) {
+        return e->ci_low > (e->ratio ? 1 / e->floor : -e->floor) && e->ci_high < e->floor;
+      });
+  if (all_within) {
+    v.verdict = Verdict::kUnchanged;
+    std::string parts;
+    const Evidence* widest = stats.front();
+    for (Evidence* e : stats) {
+      if (openness(*e) > openness(*widest)) widest = e;
+      e->deciding = true;
+      e->indicates = Verdict::kUnchanged;
+      parts +=
+          (parts.empty() ? "" : "; ") + name_of(*e) + " " + change_of(*e) + " " + interval_of(*e);
+    }
+    take_key(v, *widest);
+    v.decided_by = "equivalence";
+    v.reason = "every interval inside its floor: " + parts;
+    return;
+  }
+  // Inconclusive: name the statistic furthest from being decided (the widest interval relative to
+  // its floor), what this data could detect, and the runs that would decide it.
+  v.verdict = Verdict::kInconclusive;
+  Evidence* open = nullptr;
+  double widest = -1;
+  for (Evidence* e : stats) {
+    if (e->indicates == Verdict::kUnchanged) continue;
+    const double width = openness(*e);
+    if (width > widest) {
+      widest = width;
+      open = e;
+    }
+  }
+  if (cv_blocked) {
+    v.reason = v.evidence.back().detail;
+    return;
+  }
+  if (zero != nullptr) {
+    v.reason = zero->detail;
+    return;
+  }
+  if (open == nullptr && max_grew != nullptr) {
+    v.reason = "every interval inside its floor, but the " + max_grew->detail;
+    return;
+  }
+  if (open == nullptr && !unknown.empty()) {
+    std::string parts;
+    for (const Evidence* e : unknown) parts += (parts.empty() ? "" : "; ") + e->detail;
+    v.reason = "every comparable interval inside its floor, but " + parts;
+    return;
+  }
+  std::string also;  // the statistics that could not be compared, after the open one
+  for (const Evidence* e : unknown) also += "; " + e->detail;
+  if (open == nullptr || !std::isfinite(open->ci_low)) {
+    v.reason = (open != nullptr ? open->detail : "no statistic could be evaluated") + also;
+    return;
+  }
+  take_key(v, *open);
+  const std::string floor =
+      open->ratio ? "x" + fmt::num(open->floor) + " (+" + fmt::num(100 * (open->floor - 1)) + "%)"
+                  : fmt::num(open->floor) + " per run";
+  const std::string detectable = open->ratio ? "x" + fmt::num(open->detectable)
+                                             : "+" + fmt::num(open->detectable) + " per run";
+  v.reason =
+      name_of(*open) + " " + change_of(*open) + " " + interval_of(*open) +
+      " is neither significant nor inside the floor " + floor + "; this data detects " +
+      detectable + " (90% power)" +
+      (!std::isfinite(open->runs_needed) ? ""
+       : open->runs_needed > 1000
+           ? ", and no practical number of runs would detect the floor on this spread "
+             "(over 1000 a side): runs this different need a wider floor or a quieter host"
+           : ", about " + fmt::num(open->runs_needed) + " runs a side would detect the floor") +
+      also;
+}
+
+}  // namespace rtgate::gate
