@@ -11,9 +11,9 @@
 #include "cli/run_common.h"
 #include "gate/calibration/calibration.h"
 #include "gate/noise/run_values.h"
-#include "framework/io/output_file.h"
+#include "base/io/output_file.h"
 #include "framework/signals.h"
-#include "framework/text/strings.h"
+#include "base/text/strings.h"
 #include "results/result_json.h"
 
 namespace rtgate::cli {

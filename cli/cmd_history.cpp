@@ -10,7 +10,7 @@
 #include "exporters/history_report.h"
 #include "exporters/html/trend_section.h"
 #include "gate/history/history_judge.h"
-#include "framework/io/output_file.h"
+#include "base/io/output_file.h"
 
 namespace rtgate::cli {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "cli/commands.h"
-#include "framework/io/output_file.h"
+#include "base/io/output_file.h"
 #include "importers/import_files.h"
 #include "results/result_json.h"
 

@@ -6,7 +6,7 @@
 #include "exporters/html/trend_section.h"
 #include "gate/history/history_judge.h"
 #include "gate/noise/session_noise.h"
-#include "framework/io/output_file.h"
+#include "base/io/output_file.h"
 
 namespace rtgate::cli {
 namespace {

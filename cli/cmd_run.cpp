@@ -10,10 +10,10 @@
 #include "cli/session_inputs.h"
 #include "cli/trace_threshold.h"
 #include "exporters/console_table.h"
-#include "framework/io/output_file.h"
+#include "base/io/output_file.h"
 #include "framework/measure/clock.h"
 #include "framework/signals.h"
-#include "framework/text/units.h"
+#include "base/text/units.h"
 #include "gate/pair/until_decided.h"
 
 namespace rtgate::cli {

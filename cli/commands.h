@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "framework/exit_codes.h"
+#include "base/exit_codes.h"
 
 namespace rtgate::cli {
 

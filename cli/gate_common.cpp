@@ -6,7 +6,7 @@
 #include "cli/session_inputs.h"
 #include "exporters/gate_table.h"
 #include "exporters/junit_exporter.h"
-#include "framework/io/output_file.h"
+#include "base/io/output_file.h"
 #include "results/result_json.h"
 
 namespace rtgate::cli {

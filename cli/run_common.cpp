@@ -16,8 +16,8 @@
 #include "framework/background_load/load.h"
 #include "framework/background_load/load_registry.h"
 #include "framework/bind_params.h"
-#include "framework/io/atomic_file.h"
-#include "framework/io/output_file.h"
+#include "base/io/atomic_file.h"
+#include "base/io/output_file.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/selection.h"
 #include "results/result_json.h"
@@ -202,14 +202,14 @@ int prepare(const RunArgs& a, Prepared* out) {
   opt.watchdog_s = a.watchdog_s;
   opt.progress = !a.no_progress && isatty(STDOUT_FILENO);
   if (!a.cpus.empty()) {
-    const auto cpus = rt::parse_cpu_list(a.cpus);
+    const auto cpus = text::parse_cpu_list(a.cpus);
     if (!cpus || cpus->empty())
       return print_error("--cpus '" + a.cpus + "' is not a CPU list"), kExitUsage;
     const std::vector<int> allowed = rt::allowed_cpus();
     for (int cpu : *cpus) {
       if (std::find(allowed.begin(), allowed.end(), cpu) == allowed.end()) {
         print_error("--cpus: CPU " + std::to_string(cpu) +
-                    " is not available (usable: " + rt::format_cpu_list(allowed) + ")");
+                    " is not available (usable: " + text::format_cpu_list(allowed) + ")");
         return kExitUsage;
       }
     }

@@ -4,7 +4,7 @@
 #include <cstdarg>
 
 #include "exporters/trace_console.h"
-#include "framework/text/units.h"
+#include "base/text/units.h"
 
 namespace rtgate {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "framework/io/output_file.h"
+#include "base/io/output_file.h"
 
 namespace rtgate {
 

@@ -2,7 +2,7 @@
 // gate ran, per metric verdict with the evidence (junit_exporter.h).
 #include "exporters/export_registry.h"
 #include "exporters/junit_exporter.h"
-#include "framework/io/output_file.h"
+#include "base/io/output_file.h"
 
 namespace rtgate {
 namespace {

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <map>
 
-#include "framework/text/units.h"
+#include "base/text/units.h"
 
 namespace rtgate {
 namespace {

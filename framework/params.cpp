@@ -136,7 +136,7 @@ std::optional<ParamValue> ParamSpec::parse(std::string_view text, std::string* e
       }
       return *error = bad(*this, text, "is not a valid choice"), std::nullopt;
     case ParamType::kCpuList:
-      if (s == "all" || rt::parse_cpu_list(s)) return ParamValue{s};
+      if (s == "all" || text::parse_cpu_list(s)) return ParamValue{s};
       return *error = bad(*this, text, "is not a CPU list"), std::nullopt;
     case ParamType::kString:
       return ParamValue{s};

@@ -6,7 +6,7 @@
 #include <cstdio>
 
 #include "framework/measure/clock.h"
-#include "framework/text/units.h"
+#include "base/text/units.h"
 
 namespace rtgate {
 namespace {

@@ -252,7 +252,7 @@ std::string cfs_time_taken(const SuiteResult& res) {
 RunOptionsRecord record_of(const RunOptions& opt) {
   return {.duration_s = opt.duration_s,
           .runs = opt.runs,
-          .cpus = rt::format_cpu_list(opt.cpus),
+          .cpus = text::format_cpu_list(opt.cpus),
           .load = opt.load,
           .watchdog_s = opt.watchdog_s,
           .require_rt = opt.require_rt,

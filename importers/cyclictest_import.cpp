@@ -92,7 +92,7 @@ std::map<std::string, ParamValue> params_of(const ToolOptions& o, const std::vec
   p["priority"] = prio;
   p["policy"] = policy;
   p["distance_us"] = histogram ? 0 : int_option(o, "distance", 500, file);
-  if (!cpus.empty()) p["cpus"] = rt::format_cpu_list(cpus);
+  if (!cpus.empty()) p["cpus"] = text::format_cpu_list(cpus);
   if (o.has("relative")) p["relative"] = true;
   if (o.has("posix_timers")) p["posix_timers"] = true;
   if (o.has("system")) p["system_calls"] = true;

@@ -110,7 +110,7 @@ RunReport parse(const ImportInput& in) {
     }
     s.cases.push_back(std::move(k));
   }
-  s.params["receiver_cpus"] = rt::format_cpu_list(receivers);
+  s.params["receiver_cpus"] = text::format_cpu_list(receivers);
   s.imported->notes.push_back(
       tool +
       " keeps no histogram: wakeup_latency has count (the sender's samples), min, mean "

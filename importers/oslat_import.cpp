@@ -116,7 +116,7 @@ RunReport parse(const ImportInput& in) {
     s.cases.push_back(std::move(k));
     if (cpu >= 0 && cpu < 1 << 20) cpus.push_back(static_cast<int>(cpu));
   }
-  s.params["cpus"] = rt::format_cpu_list(cpus);
+  s.params["cpus"] = text::format_cpu_list(cpus);
   s.imported->notes.push_back(
       "oslat rounds each iteration up to a whole microsecond: the imported values are up to "
       "1 us above the measured ones");

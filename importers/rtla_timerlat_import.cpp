@@ -262,7 +262,7 @@ RunReport parse(const ImportInput& in) {
         "rtla's text records no command line: the period and rtla's options are unknown (give "
         "--cmdline)");
   }
-  s.params["cpus"] = rt::format_cpu_list(cpus);
+  s.params["cpus"] = text::format_cpu_list(cpus);
   s.imported->notes.push_back(
       "rtla's text records no machine, kernel or version: the environment is unknown unless "
       "--host-env");

@@ -2,7 +2,7 @@
 #include <cmath>
 #include <type_traits>
 
-#include "framework/io/output_file.h"
+#include "base/io/output_file.h"
 #include "results/gzip_codec.h"
 #include "results/json_stream.h"
 #include "results/result_json.h"

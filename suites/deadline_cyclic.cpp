@@ -37,7 +37,7 @@
 #include <cstring>
 #include <memory>
 
-#include "framework/io/proc_files.h"
+#include "base/io/proc_files.h"
 #include "framework/measure/periodic_loop.h"
 #include "framework/measure/start_line.h"
 #include "framework/registry.h"
@@ -114,8 +114,8 @@ std::string why_refused(int err, const Reservation& r, std::size_t thread, doubl
         return what +
                "EPERM: a deadline task's affinity must cover its whole root domain, and "
                "CPUs " +
-               rtgate::rt::format_cpu_list(cpus) + " are not all of the online CPUs " +
-               rtgate::rt::format_cpu_list(online) +
+               rtgate::text::format_cpu_list(cpus) + " are not all of the online CPUs " +
+               rtgate::text::format_cpu_list(online) +
                " (select them all, or make these CPUs a root domain of their own with an "
                "exclusive cpuset partition, as cyclicdeadline -a does)";
       }
@@ -222,7 +222,7 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
     Worker& w = *workers[i];
     rtgate::Case c;
     c.name = "thread" + std::to_string(i);
-    c.labels = {{"cpus", rtgate::rt::format_cpu_list(cpus)},
+    c.labels = {{"cpus", rtgate::text::format_cpu_list(cpus)},
                 {"thread_class", "rt"},
                 {"period_us", std::to_string(res[i].period_ns / 1000)},
                 {"runtime_us", std::to_string(res[i].runtime_ns / 1000)},

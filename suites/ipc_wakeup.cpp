@@ -334,7 +334,7 @@ std::string validate(const rtgate::Params& p) {
   std::string why;
   if (!parse_vias(p.get_string("via"), &why)) return why;
   if (const std::string& cpus = p.get_string("cpus"); cpus != "all") {
-    const auto list = rtgate::rt::parse_cpu_list(cpus);
+    const auto list = rtgate::text::parse_cpu_list(cpus);
     if (list && list->size() > 2) {
       return "cpus: one CPU (sender and receiver share it) or two (sender on the first), not " +
              std::to_string(list->size());

@@ -18,7 +18,7 @@
 #include "framework/registry.h"
 #include "framework/rt/rt_thread.h"
 #include "framework/run_context.h"
-#include "framework/stats/summary.h"
+#include "base/stats/summary.h"
 #include "locks/lock_selection.h"
 #include "locks/thread_prelude.h"
 

@@ -38,7 +38,7 @@
 #include <filesystem>
 #include <memory>
 
-#include "framework/io/proc_files.h"
+#include "base/io/proc_files.h"
 #include "framework/measure/clock.h"
 #include "framework/measure/noise_loop.h"
 #include "framework/measure/spin_clock.h"

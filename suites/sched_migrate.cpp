@@ -44,7 +44,7 @@
 #include "framework/rt/migrate_order.h"
 #include "framework/rt/rt_thread.h"
 #include "framework/run_context.h"
-#include "framework/text/units.h"
+#include "base/text/units.h"
 
 namespace {
 
@@ -293,7 +293,7 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
   rtgate::Case order;
   order.name = "order";
   order.labels = {{"tasks", std::to_string(tasks.size())},
-                  {"cpus", rtgate::rt::format_cpu_list(cpus)},
+                  {"cpus", rtgate::text::format_cpu_list(cpus)},
                   {"thread_class", "rt"}};
   order.metrics.push_back(rtgate::Metric::count("violations", static_cast<double>(found.size()),
                                                 "violations", rtgate::Metric::Gating::kReported));

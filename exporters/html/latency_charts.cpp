@@ -7,7 +7,7 @@
 #include "exporters/html/html_text.h"
 #include "exporters/html/svg_chart.h"
 #include "gate/model/format.h"
-#include "framework/text/units.h"
+#include "base/text/units.h"
 
 namespace rtgate::html {
 namespace {

@@ -2,7 +2,7 @@
 // baseline overlaid when a gate ran.
 #include "exporters/export_registry.h"
 #include "exporters/html/html_report.h"
-#include "framework/io/output_file.h"
+#include "base/io/output_file.h"
 
 namespace rtgate {
 namespace {

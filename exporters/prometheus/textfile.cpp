@@ -5,7 +5,7 @@
 #include <filesystem>
 
 #include "exporters/prometheus/report_text.h"
-#include "framework/io/output_file.h"
+#include "base/io/output_file.h"
 
 namespace rtgate::prom {
 

@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "framework/background_load/load_registry.h"
-#include "framework/text/strings.h"
+#include "base/text/strings.h"
 
 namespace rtgate::load {
 namespace {

@@ -15,9 +15,9 @@
 #include <sstream>
 
 #include "framework/background_load/load_registry.h"
-#include "framework/io/proc_files.h"
+#include "base/io/proc_files.h"
 #include "framework/measure/clock.h"
-#include "framework/text/strings.h"
+#include "base/text/strings.h"
 
 extern char** environ;
 

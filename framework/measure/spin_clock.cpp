@@ -3,7 +3,7 @@
 #include <limits>
 #include <sstream>
 
-#include "framework/io/proc_files.h"
+#include "base/io/proc_files.h"
 #include "framework/measure/clock.h"
 
 namespace rtgate {

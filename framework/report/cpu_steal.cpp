@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "framework/io/proc_files.h"
+#include "base/io/proc_files.h"
 #include "framework/report/hypervisor_cpuid.h"
 #include "framework/report/kernel_config.h"
 

@@ -17,12 +17,12 @@
 #include <string_view>
 #include <vector>
 
-#include "framework/io/proc_files.h"
+#include "base/io/proc_files.h"
 #include "framework/report/hypervisor_cpuid.h"
 #include "framework/report/kernel_config.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/rt_checks.h"
-#include "framework/text/strings.h"
+#include "base/text/strings.h"
 
 namespace rtgate {
 namespace {
@@ -230,7 +230,7 @@ Environment capture_environment() {
 
     const std::vector<int> online = rt::online_cpus();
     env.online_cpus = static_cast<int>(online.size());
-    env.online_cpu_list = rt::format_cpu_list(online);
+    env.online_cpu_list = text::format_cpu_list(online);
     env.isolated_cpus = read_trimmed("/sys/devices/system/cpu/isolated");
     env.nohz_full = read_trimmed("/sys/devices/system/cpu/nohz_full");
     if (env.nohz_full == "(null)") env.nohz_full.clear();  // older kernels print this for "unset"

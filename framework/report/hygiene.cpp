@@ -16,7 +16,7 @@
 #include <string_view>
 #include <utility>
 
-#include "framework/io/proc_files.h"
+#include "base/io/proc_files.h"
 #include "framework/report/cpu_steal.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/sched_policy.h"
@@ -176,7 +176,7 @@ std::string describe(const ForeignRtThread& t) {
 }
 
 bool may_run_on(const ForeignRtThread& t, int cpu) {
-  const auto cpus = rt::parse_cpu_list(t.cpus_allowed);
+  const auto cpus = text::parse_cpu_list(t.cpus_allowed);
   // An unknown mask is treated as "anywhere": a false alarm is cheaper than a hidden one.
   if (!cpus || cpus->empty()) return true;
   return std::binary_search(cpus->begin(), cpus->end(), cpu);

@@ -8,7 +8,7 @@
 #include <array>
 #include <cerrno>
 
-#include "framework/io/proc_files.h"
+#include "base/io/proc_files.h"
 
 extern char** environ;
 

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <ctime>
 
-#include "framework/stats/summary.h"
+#include "base/stats/summary.h"
 
 namespace rtgate {
 

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "framework/io/proc_files.h"
+#include "base/io/proc_files.h"
 
 namespace rtgate::rt {
 namespace {

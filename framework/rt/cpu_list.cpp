@@ -4,85 +4,16 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <fstream>
-#include <iterator>
 #include <sstream>
 
-#include "framework/io/proc_files.h"
-#include "framework/text/strings.h"
+#include "base/io/proc_files.h"
 
 namespace rtgate::rt {
-namespace {
-
-// Far above any CONFIG_NR_CPUS; stops "0-2000000000" from allocating gigabytes.
-constexpr int kMaxCpu = 1 << 16;
-
-// Digits only: from_chars would also take a leading '-', which is the range separator here.
-std::optional<int> parse_cpu_number(std::string_view s) {
-  if (s.empty() || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    return std::nullopt;
-  }
-  int value = 0;
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (ec != std::errc() || end != s.data() + s.size() || value >= kMaxCpu) return std::nullopt;
-  return value;
-}
-
-}  // namespace
-
-std::optional<std::vector<int>> parse_cpu_list(std::string_view text) {
-  text = rtgate::text::trim(text);
-  if (text.empty()) return std::nullopt;
-  // Ranges first, expanded once after merging: "0-65535" repeated in one long argument would
-  // otherwise expand every repetition (gigabytes for a 128 KiB --cpus).
-  std::vector<std::pair<int, int>> ranges;
-  while (true) {
-    const std::size_t comma = text.find(',');
-    const std::string_view token = text.substr(0, comma);
-    const std::size_t dash = token.find('-');
-    const auto first = parse_cpu_number(token.substr(0, dash));
-    if (!first) return std::nullopt;
-    int last = *first;
-    if (dash != std::string_view::npos) {
-      const auto parsed_last = parse_cpu_number(token.substr(dash + 1));
-      if (!parsed_last || *parsed_last < *first) return std::nullopt;
-      last = *parsed_last;
-    }
-    ranges.emplace_back(*first, last);
-    if (comma == std::string_view::npos) break;
-    text.remove_prefix(comma + 1);
-  }
-  std::sort(ranges.begin(), ranges.end());
-  std::vector<int> cpus;
-  int next = 0;  // the lowest CPU not yet in cpus
-  for (const auto& [first, last] : ranges) {
-    for (int cpu = std::max(first, next); cpu <= last; ++cpu) cpus.push_back(cpu);
-    next = std::max(next, last + 1);
-  }
-  return cpus;
-}
-
-std::string format_cpu_list(const std::vector<int>& cpus) {
-  std::vector<int> sorted;
-  std::copy_if(cpus.begin(), cpus.end(), std::back_inserter(sorted), [](int c) { return c >= 0; });
-  std::sort(sorted.begin(), sorted.end());
-  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
-  std::string out;
-  for (std::size_t i = 0; i < sorted.size();) {
-    std::size_t j = i;
-    while (j + 1 < sorted.size() && sorted[j + 1] == sorted[j] + 1) ++j;
-    if (!out.empty()) out += ',';
-    out += std::to_string(sorted[i]);
-    if (j > i) out += '-' + std::to_string(sorted[j]);
-    i = j + 1;
-  }
-  return out;
-}
 
 std::vector<int> allowed_cpus() {
   // The kernel rejects masks smaller than its nr_cpu_ids with EINVAL, so grow until it fits.
-  for (int ncpus = 1024; ncpus <= kMaxCpu; ncpus *= 2) {
+  for (int ncpus = 1024; ncpus <= text::kMaxCpu; ncpus *= 2) {
     cpu_set_t* set = CPU_ALLOC(ncpus);
     if (set == nullptr) return {};
     const std::size_t size = CPU_ALLOC_SIZE(ncpus);
@@ -103,7 +34,7 @@ std::vector<int> allowed_cpus() {
 }
 
 std::vector<int> online_cpus() {
-  if (auto cpus = parse_cpu_list(proc::read_trimmed("/sys/devices/system/cpu/online"));
+  if (auto cpus = text::parse_cpu_list(proc::read_trimmed("/sys/devices/system/cpu/online"));
       cpus && !cpus->empty()) {
     return *cpus;
   }
@@ -113,7 +44,7 @@ std::vector<int> online_cpus() {
 std::optional<std::vector<int>> select_cpus(const std::string& selection,
                                             const std::vector<int>& usable, std::string* why) {
   if (selection == "all") return usable;
-  const auto wanted = parse_cpu_list(selection);
+  const auto wanted = text::parse_cpu_list(selection);
   if (!wanted) {
     *why = "cannot read the CPU list '" + selection + "'";
     return std::nullopt;
@@ -121,7 +52,7 @@ std::optional<std::vector<int>> select_cpus(const std::string& selection,
   for (int cpu : *wanted) {
     if (std::find(usable.begin(), usable.end(), cpu) == usable.end()) {
       *why = "CPU " + std::to_string(cpu) +
-             " is not available (usable: " + format_cpu_list(usable) + ")";
+             " is not available (usable: " + text::format_cpu_list(usable) + ")";
       return std::nullopt;
     }
   }

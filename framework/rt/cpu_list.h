@@ -1,4 +1,5 @@
-// CPU lists in the kernel's text form ("0-3,5,7-8"), as used by sysfs, /proc and `--cpus`.
+// The CPUs of this machine and of the calling thread, and a suite's choice among them (the
+// lists' text form is base/text/cpu_list.h).
 #pragma once
 
 #include <optional>
@@ -6,16 +7,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/text/cpu_list.h"
+
 namespace rtgate::rt {
-
-// Parses "0-3,5,7-8" into sorted, de-duplicated CPU numbers. Surrounding whitespace and a trailing
-// newline are accepted; anything else the kernel would not print ("1-", "a", "3-1", "1,,2",
-// " 1, 2") is nullopt. So is an empty list: as user input it is a mistake, and callers reading
-// a sysfs mask that may be empty (e.g. "isolated") check for that first.
-std::optional<std::vector<int>> parse_cpu_list(std::string_view text);
-
-// The inverse: {0,1,2,5} -> "0-2,5". Input need not be sorted; duplicates and negatives ignored.
-std::string format_cpu_list(const std::vector<int>& cpus);
 
 // CPUs the kernel has online (/sys/devices/system/cpu/online; the affinity mask as a fallback).
 std::vector<int> online_cpus();

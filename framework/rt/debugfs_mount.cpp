@@ -7,7 +7,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "framework/io/proc_files.h"
+#include "base/io/proc_files.h"
 
 namespace rtgate::rt {
 

@@ -11,7 +11,7 @@
 #include <memory>
 #include <optional>
 
-#include "framework/io/proc_files.h"
+#include "base/io/proc_files.h"
 #include "framework/measure/busy.h"
 #include "framework/measure/thread_times.h"
 #include "framework/rt/cpu_list.h"

@@ -13,7 +13,7 @@
 #include <fstream>
 #include <string_view>
 
-#include "framework/io/proc_files.h"
+#include "base/io/proc_files.h"
 
 namespace rtgate::rt {
 namespace {

@@ -6,9 +6,9 @@
 #include <charconv>
 #include <cstdlib>
 
-#include "framework/io/proc_files.h"
+#include "base/io/proc_files.h"
 #include "framework/measure/clock.h"
-#include "framework/text/strings.h"
+#include "base/text/strings.h"
 
 namespace rtgate::rt {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "framework/text/units.h"
+#include "base/text/units.h"
 
 namespace rtgate::trace {
 namespace {

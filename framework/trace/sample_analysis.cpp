@@ -10,7 +10,7 @@
 #include <tuple>
 
 #include "framework/rt/sched_policy.h"
-#include "framework/text/units.h"
+#include "base/text/units.h"
 #include "framework/trace/host_placement.h"
 
 namespace rtgate::trace {

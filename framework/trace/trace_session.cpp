@@ -123,7 +123,7 @@ std::unique_ptr<TraceSession> TraceSession::start(const TraceConfig& config, std
     return fail("cannot set the trace buffer to " + std::to_string(config.buffer_kb) + " kB");
   }
   if (!config.cpus.empty()) {
-    const std::string cpus = rt::format_cpu_list(config.cpus);
+    const std::string cpus = text::format_cpu_list(config.cpus);
     // (libtracefs 1.6 returns a positive count on success here, -1 on error.)
     if (tracefs_instance_set_affinity(s->instance_, cpus.c_str()) < 0) {
       return fail("cannot trace CPUs " + cpus);

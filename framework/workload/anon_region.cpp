@@ -8,7 +8,7 @@
 #include <cstring>
 #include <utility>
 
-#include "framework/io/proc_files.h"
+#include "base/io/proc_files.h"
 
 namespace rtgate::workload {
 

@@ -12,7 +12,7 @@ WorkloadProbe::WorkloadProbe(const Params& p, RunContext& ctx, std::int64_t max_
   const std::vector<int>& cpus = ctx.cpus();
   if (cpu >= 0 && std::find(cpus.begin(), cpus.end(), cpu) == cpus.end()) {
     unusable_ = "probe_cpu " + std::to_string(cpu) +
-                " is not a CPU this run may use (usable: " + rt::format_cpu_list(cpus) + ")";
+                " is not a CPU this run may use (usable: " + text::format_cpu_list(cpus) + ")";
     return;
   }
   probe_ = std::make_unique<RtProbe>(

@@ -5,8 +5,8 @@
 
 #include "gate/noise/count_estimate.h"
 #include "gate/model/format.h"
-#include "framework/stats/holm.h"
-#include "framework/text/units.h"
+#include "base/stats/holm.h"
+#include "base/text/units.h"
 
 namespace rtgate::gate {
 namespace {

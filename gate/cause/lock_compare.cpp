@@ -6,7 +6,7 @@
 #include <regex>
 
 #include "gate/noise/count_estimate.h"
-#include "framework/stats/holm.h"
+#include "base/stats/holm.h"
 
 namespace rtgate::gate {
 namespace {

@@ -7,7 +7,7 @@
 #include <thread>
 #include <tuple>
 
-#include "framework/exit_codes.h"
+#include "base/exit_codes.h"
 #include "gate/noise/change_estimate.h"
 #include "gate/model/format.h"
 #include "gate/history/history_causes.h"

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "framework/text/units.h"
+#include "base/text/units.h"
 #include "gate/model/format.h"
 
 namespace rtgate::gate {

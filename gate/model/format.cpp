@@ -3,8 +3,8 @@
 #include <cmath>
 #include <limits>
 
-#include "framework/text/strings.h"
-#include "framework/text/units.h"
+#include "base/text/strings.h"
+#include "base/text/units.h"
 
 namespace rtgate::gate::fmt {
 

@@ -1,6 +1,6 @@
 #include "gate/model/verdict.h"
 
-#include "framework/exit_codes.h"
+#include "base/exit_codes.h"
 
 namespace rtgate::gate {
 

@@ -18,7 +18,7 @@
 
 #include "gate/noise/session_noise.h"
 #include "framework/measure/latency_histogram.h"
-#include "framework/stats/moderated_variance.h"
+#include "base/stats/moderated_variance.h"
 
 namespace rtgate::gate {
 

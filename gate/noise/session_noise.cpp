@@ -7,7 +7,7 @@
 #include "gate/model/format.h"
 #include "gate/noise/run_values.h"
 #include "gate/noise/variance_priors.h"
-#include "framework/stats/summary.h"
+#include "base/stats/summary.h"
 
 namespace rtgate::gate {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "gate/noise/session_noise.h"
 #include "gate/model/verdict.h"
-#include "framework/stats/moderated_variance.h"
+#include "base/stats/moderated_variance.h"
 
 namespace rtgate::gate {
 

@@ -6,7 +6,7 @@
 #include <boost/math/special_functions/digamma.hpp>
 #include <cmath>
 
-#include "framework/stats/summary.h"
+#include "base/stats/summary.h"
 
 namespace rtgate::gate {
 namespace {

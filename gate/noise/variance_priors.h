@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "gate/noise/change_estimate.h"
-#include "framework/stats/moderated_variance.h"
+#include "base/stats/moderated_variance.h"
 
 namespace rtgate::gate {
 

@@ -7,8 +7,8 @@
 #include "gate/noise/count_estimate.h"
 #include "gate/model/format.h"
 #include "gate/noise/run_values.h"
-#include "framework/stats/mann_whitney.h"
-#include "framework/stats/summary.h"
+#include "base/stats/mann_whitney.h"
+#include "base/stats/summary.h"
 
 namespace rtgate::gate {
 namespace {

@@ -33,7 +33,7 @@
 #include "gate/model/policy.h"
 #include "gate/noise/statistic_evidence.h"
 #include "gate/model/verdict.h"
-#include "framework/stats/moderated_variance.h"
+#include "base/stats/moderated_variance.h"
 
 namespace rtgate::gate {
 

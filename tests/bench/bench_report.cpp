@@ -15,7 +15,7 @@
 
 #include "exporters/html/html_report.h"
 #include "gate/pair/compare.h"
-#include "framework/io/output_file.h"
+#include "base/io/output_file.h"
 #include "results/result_json.h"
 #include "tests/bench/scale_layout.h"
 #include "tests/unit/gate_sim.h"

@@ -35,7 +35,7 @@
 #include "exporters/prometheus/report_text.h"
 #include "exporters/prometheus/series_options.h"
 #include "gate/pair/compare.h"
-#include "framework/io/output_file.h"
+#include "base/io/output_file.h"
 #include "results/result_json.h"
 #include "tests/bench/scale_layout.h"
 

@@ -14,7 +14,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "framework/io/proc_files.h"
+#include "base/io/proc_files.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/rt_checks.h"
 #include "tests/integration/fs_fixtures.h"
@@ -44,7 +44,7 @@ int run_tool(const std::string& command, const std::string& log) {
 std::string two_cpus() {
   std::vector<int> cpus = rt::allowed_cpus();
   if (cpus.size() > 2) cpus.resize(2);
-  return rt::format_cpu_list(cpus);
+  return text::format_cpu_list(cpus);
 }
 
 const json& suite_of(const json& doc, const std::string& name) {
@@ -291,7 +291,7 @@ TEST(Import, ImportedCyclictestGatesAgainstCyclicOfTheSameParameters) {
       for (const json& e : m["evidence"]) EXPECT_NE(e["test"], "not_comparable") << e.dump();
     }
   }
-  EXPECT_EQ(judged, static_cast<int>(rt::parse_cpu_list(cpus)->size()));
+  EXPECT_EQ(judged, static_cast<int>(text::parse_cpu_list(cpus)->size()));
 }
 
 TEST(Import, ReportExportAndHistoryReadAnImport) {

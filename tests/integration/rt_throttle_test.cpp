@@ -22,7 +22,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "framework/io/proc_files.h"
+#include "base/io/proc_files.h"
 #include "framework/measure/clock.h"
 #include "framework/rt/rt_checks.h"
 #include "tests/integration/fs_fixtures.h"

@@ -13,6 +13,8 @@ namespace rtgate::rt {
 namespace {
 
 using Cpus = std::vector<int>;
+using text::format_cpu_list;
+using text::parse_cpu_list;
 
 TEST(CpuListTest, ParsesSinglesRangesAndMixes) {
   EXPECT_EQ(parse_cpu_list("0"), Cpus({0}));

@@ -15,7 +15,7 @@
 #include <sstream>
 
 #include "framework/background_load/load.h"
-#include "framework/io/proc_files.h"
+#include "base/io/proc_files.h"
 #include "framework/measure/clock.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/rt_checks.h"

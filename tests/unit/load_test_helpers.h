@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "framework/background_load/load.h"
-#include "framework/io/proc_files.h"
+#include "base/io/proc_files.h"
 #include "framework/measure/clock.h"
 
 namespace rtgate::load::test {

@@ -1,6 +1,6 @@
 // write_output / check_output on every kind of node an output path can name. Device nodes and
 // FIFOs are the test's own, in a temp dir; the machine's /dev/null is checked, never written.
-#include "framework/io/output_file.h"
+#include "base/io/output_file.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "framework/io/atomic_file.h"
+#include "base/io/atomic_file.h"
 
 namespace rtgate {
 namespace {

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "framework/stats/mann_whitney.h"
+#include "base/stats/mann_whitney.h"
 
 namespace rtgate::stats {
 namespace {

@@ -4,7 +4,7 @@
 #include <random>
 #include <vector>
 
-#include "framework/stats/moderated_variance.h"
+#include "base/stats/moderated_variance.h"
 
 namespace rtgate::stats {
 namespace {

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "framework/text/strings.h"
-#include "framework/text/units.h"
+#include "base/text/strings.h"
+#include "base/text/units.h"
 
 namespace rtgate::text {
 namespace {

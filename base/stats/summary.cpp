@@ -1,4 +1,4 @@
-#include "framework/stats/summary.h"
+#include "base/stats/summary.h"
 
 #include <cmath>
 

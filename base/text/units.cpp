@@ -1,9 +1,9 @@
-#include "framework/text/units.h"
+#include "base/text/units.h"
 
 #include <cmath>
 #include <cstdio>
 
-#include "framework/text/strings.h"
+#include "base/text/strings.h"
 
 namespace rtgate::text {
 namespace {

@@ -1,4 +1,4 @@
-#include "framework/stats/mann_whitney.h"
+#include "base/stats/mann_whitney.h"
 
 #include <algorithm>
 #include <boost/math/distributions/normal.hpp>

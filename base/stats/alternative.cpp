@@ -1,4 +1,4 @@
-#include "framework/stats/alternative.h"
+#include "base/stats/alternative.h"
 
 namespace rtgate::stats {
 

@@ -1,4 +1,4 @@
-#include "framework/stats/holm.h"
+#include "base/stats/holm.h"
 
 #include <algorithm>
 #include <numeric>

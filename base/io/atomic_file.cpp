@@ -1,4 +1,4 @@
-#include "framework/io/atomic_file.h"
+#include "base/io/atomic_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

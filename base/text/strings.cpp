@@ -1,4 +1,4 @@
-#include "framework/text/strings.h"
+#include "base/text/strings.h"
 
 #include <charconv>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "framework/stats/moderated_variance.h"
+#include "base/stats/moderated_variance.h"
 
 #include <boost/math/special_functions/digamma.hpp>
 #include <boost/math/special_functions/polygamma.hpp>

@@ -1,4 +1,4 @@
-#include "framework/io/proc_files.h"
+#include "base/io/proc_files.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <charconv>
 
-#include "framework/text/strings.h"
+#include "base/text/strings.h"
 
 namespace rtgate::proc {
 

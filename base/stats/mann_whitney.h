@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <span>
 
-#include "framework/stats/alternative.h"
+#include "base/stats/alternative.h"
 
 namespace rtgate::stats {
 

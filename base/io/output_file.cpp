@@ -1,4 +1,4 @@
-#include "framework/io/output_file.h"
+#include "base/io/output_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "framework/io/atomic_file.h"
+#include "base/io/atomic_file.h"
 
 namespace rtgate {
 namespace {
