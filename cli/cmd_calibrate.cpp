@@ -6,14 +6,14 @@
 #include <cmath>
 #include <cstdio>
 
+#include "base/io/output_file.h"
+#include "base/text/strings.h"
 #include "cli/calibrate_sessions.h"
 #include "cli/commands.h"
 #include "cli/run_common.h"
+#include "framework/signals.h"
 #include "gate/calibration/calibration.h"
 #include "gate/noise/run_values.h"
-#include "base/io/output_file.h"
-#include "framework/signals.h"
-#include "base/text/strings.h"
 #include "results/result_json.h"
 
 namespace rtgate::cli {

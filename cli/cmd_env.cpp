@@ -1,7 +1,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "framework/report/environment.h"
+#include "framework/env/environment.h"
 #include "framework/rt/rt_checks.h"
 #include "results/result_json.h"
 

@@ -1,7 +1,7 @@
+#include "base/io/output_file.h"
 #include "cli/commands.h"
 #include "cli/gate_common.h"
 #include "exporters/gate_table.h"
-#include "base/io/output_file.h"
 
 namespace rtgate::cli {
 

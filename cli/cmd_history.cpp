@@ -4,13 +4,13 @@
 #include <iostream>
 #include <optional>
 
+#include "base/io/output_file.h"
 #include "cli/commands.h"
 #include "cli/gate_common.h"
 #include "cli/history_inputs.h"
 #include "exporters/history_report.h"
 #include "exporters/html/trend_section.h"
 #include "gate/history/history_judge.h"
-#include "base/io/output_file.h"
 
 namespace rtgate::cli {
 namespace {

@@ -4,8 +4,9 @@
 // an input that is none of the formats or malformed (one line), 1 when the write failed.
 #include <cstdio>
 
-#include "cli/commands.h"
 #include "base/io/output_file.h"
+#include "cli/commands.h"
+#include "framework/env/environment.h"
 #include "importers/import_files.h"
 #include "results/result_json.h"
 

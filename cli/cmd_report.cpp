@@ -1,3 +1,4 @@
+#include "base/io/output_file.h"
 #include "cli/commands.h"
 #include "cli/gate_common.h"
 #include "cli/history_inputs.h"
@@ -6,7 +7,6 @@
 #include "exporters/html/trend_section.h"
 #include "gate/history/history_judge.h"
 #include "gate/noise/session_noise.h"
-#include "base/io/output_file.h"
 
 namespace rtgate::cli {
 namespace {

@@ -4,16 +4,16 @@
 #include <cmath>
 #include <cstdio>
 
+#include "base/io/output_file.h"
+#include "base/text/units.h"
 #include "cli/commands.h"
 #include "cli/gate_common.h"
 #include "cli/run_common.h"
 #include "cli/session_inputs.h"
 #include "cli/trace_threshold.h"
 #include "exporters/console_table.h"
-#include "base/io/output_file.h"
 #include "framework/measure/clock.h"
 #include "framework/signals.h"
-#include "base/text/units.h"
 #include "gate/pair/until_decided.h"
 
 namespace rtgate::cli {

@@ -18,6 +18,7 @@
 #include "exporters/console_table.h"
 #include "exporters/prometheus/report_series.h"
 #include "exporters/prometheus/serve_collectable.h"
+#include "framework/env/environment.h"
 #include "framework/measure/clock.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/signals.h"

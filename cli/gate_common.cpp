@@ -2,11 +2,11 @@
 
 #include <cstdio>
 
+#include "base/io/output_file.h"
 #include "cli/commands.h"
 #include "cli/session_inputs.h"
 #include "exporters/gate_table.h"
 #include "exporters/junit_exporter.h"
-#include "base/io/output_file.h"
 #include "results/result_json.h"
 
 namespace rtgate::cli {

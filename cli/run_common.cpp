@@ -12,12 +12,12 @@
 #include <filesystem>
 #include <map>
 
+#include "base/io/atomic_file.h"
+#include "base/io/output_file.h"
 #include "cli/commands.h"
 #include "framework/background_load/load.h"
 #include "framework/background_load/load_registry.h"
 #include "framework/bind_params.h"
-#include "base/io/atomic_file.h"
-#include "base/io/output_file.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/selection.h"
 #include "results/result_json.h"

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "cli/export_options.h"
-#include "gate/model/verdict.h"
 #include "framework/runner.h"
+#include "gate/model/verdict.h"
 
 namespace rtgate::cli {
 

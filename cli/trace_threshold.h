@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "framework/report/report.h"
 #include "framework/trace/traced_run.h"
+#include "results/report.h"
 
 namespace rtgate::cli {
 

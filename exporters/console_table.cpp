@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdarg>
 
-#include "exporters/trace_console.h"
 #include "base/text/units.h"
+#include "exporters/trace_console.h"
 
 namespace rtgate {
 namespace {

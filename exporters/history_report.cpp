@@ -5,8 +5,8 @@
 #include <sstream>
 
 #include "exporters/gate_table.h"
-#include "gate/noise/change_estimate.h"
 #include "gate/model/format.h"
+#include "gate/noise/change_estimate.h"
 
 namespace rtgate {
 namespace {

@@ -1,8 +1,8 @@
 // --junit FILE: JUnit XML (Ant schema) of the result: a testcase per case and metric, or, when a
 // gate ran, per metric verdict with the evidence (junit_exporter.h).
+#include "base/io/output_file.h"
 #include "exporters/export_registry.h"
 #include "exporters/junit_exporter.h"
-#include "base/io/output_file.h"
 
 namespace rtgate {
 namespace {

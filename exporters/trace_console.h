@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "framework/report/report.h"
+#include "results/report.h"
 
 namespace rtgate {
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "framework/report/report.h"
+#include "results/report.h"
 
 namespace rtgate {
 

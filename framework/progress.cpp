@@ -5,8 +5,8 @@
 
 #include <cstdio>
 
-#include "framework/measure/clock.h"
 #include "base/text/units.h"
+#include "framework/measure/clock.h"
 
 namespace rtgate {
 namespace {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "framework/params.h"
-#include "framework/report/report.h"
+#include "results/report.h"
 
 namespace rtgate {
 

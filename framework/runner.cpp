@@ -12,9 +12,11 @@
 #include <system_error>
 #include <thread>
 
+#include "framework/background_load/load.h"
+#include "framework/env/environment.h"
+#include "framework/env/hygiene.h"
 #include "framework/measure/clock.h"
 #include "framework/progress.h"
-#include "framework/report/hygiene.h"
 #include "framework/rt/cfs_protection.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/debugfs_mount.h"

@@ -9,9 +9,9 @@
 
 #include "framework/params.h"
 #include "framework/registry.h"
-#include "framework/report/report.h"
 #include "framework/run_context.h"
 #include "framework/trace/traced_run.h"
+#include "results/report.h"
 
 namespace rtgate {
 

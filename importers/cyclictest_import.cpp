@@ -11,7 +11,7 @@
 #include <map>
 #include <set>
 
-#include "framework/rt/cpu_list.h"
+#include "base/text/cpu_list.h"
 #include "importers/importer.h"
 #include "importers/rt_tests_json.h"
 #include "importers/tool_histogram.h"

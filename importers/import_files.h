@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "framework/report/report.h"
 #include "importers/importer.h"
+#include "results/report.h"
 
 namespace rtgate::importers {
 

@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "framework/report/report.h"
+#include "results/report.h"
 
 namespace rtgate::importers {
 

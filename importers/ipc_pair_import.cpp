@@ -4,7 +4,7 @@
 // receiver's min, avg and max), and pmqtest's receive timeouts as a count.
 #include <map>
 
-#include "framework/rt/cpu_list.h"
+#include "base/text/cpu_list.h"
 #include "importers/importer.h"
 #include "importers/rt_tests_json.h"
 #include "importers/tool_histogram.h"

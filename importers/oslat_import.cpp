@@ -9,7 +9,7 @@
 // overflow, tool_histogram.h). With -B the first bucket also holds every shorter iteration.
 #include <map>
 
-#include "framework/rt/cpu_list.h"
+#include "base/text/cpu_list.h"
 #include "importers/importer.h"
 #include "importers/rt_tests_json.h"
 #include "importers/tool_histogram.h"

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "framework/report/report.h"
 #include "importers/importer.h"
+#include "results/report.h"
 
 namespace rtgate::importers {
 

@@ -13,7 +13,7 @@
 #include <map>
 #include <sstream>
 
-#include "framework/rt/cpu_list.h"
+#include "base/text/cpu_list.h"
 #include "importers/importer.h"
 #include "importers/tool_histogram.h"
 #include "importers/tool_options.h"

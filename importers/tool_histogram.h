@@ -19,7 +19,7 @@
 #include <map>
 #include <string>
 
-#include "framework/report/report.h"
+#include "results/report.h"
 
 namespace rtgate::importers {
 

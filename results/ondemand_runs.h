@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "framework/report/report.h"
+#include "results/report.h"
 
 namespace rtgate {
 

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "framework/report/report.h"
+#include "results/report.h"
 #include "results/result_json.h"
 #include "results/summary_only_runs.h"
 

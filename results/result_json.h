@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "framework/report/report.h"
+#include "results/report.h"
 
 namespace rtgate {
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "framework/report/report.h"
+#include "results/report.h"
 
 namespace rtgate::json_dom {
 

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "framework/report/report.h"
+#include "results/report.h"
 
 namespace rtgate {
 

@@ -12,13 +12,13 @@
 #include <algorithm>
 #include <memory>
 
+#include "base/stats/summary.h"
 #include "framework/measure/busy.h"
 #include "framework/measure/periodic_loop.h"
 #include "framework/measure/start_line.h"
 #include "framework/registry.h"
 #include "framework/rt/rt_thread.h"
 #include "framework/run_context.h"
-#include "base/stats/summary.h"
 #include "locks/lock_selection.h"
 #include "locks/thread_prelude.h"
 

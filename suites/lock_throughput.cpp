@@ -8,11 +8,11 @@
 #include <memory>
 #include <sstream>
 
+#include "base/stats/summary.h"
 #include "framework/measure/busy.h"
 #include "framework/registry.h"
 #include "framework/rt/rt_thread.h"
 #include "framework/run_context.h"
-#include "base/stats/summary.h"
 #include "locks/lock_selection.h"
 #include "locks/thread_prelude.h"
 

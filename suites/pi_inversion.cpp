@@ -20,9 +20,9 @@
 // Spinlocks are skipped: high would spin on low's CPU forever.
 #include <algorithm>
 
+#include "framework/env/cpu_steal.h"
 #include "framework/measure/clock.h"
 #include "framework/registry.h"
-#include "framework/report/cpu_steal.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/inversion_round.h"
 #include "framework/rt/inversion_scenario.h"

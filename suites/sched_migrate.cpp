@@ -33,18 +33,18 @@
 #include <string>
 #include <vector>
 
+#include "base/text/units.h"
+#include "framework/env/cpu_steal.h"
 #include "framework/measure/busy.h"
 #include "framework/measure/clock.h"
 #include "framework/measure/periodic_recorder.h"
 #include "framework/measure/start_line.h"
 #include "framework/measure/thread_times.h"
 #include "framework/registry.h"
-#include "framework/report/cpu_steal.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/migrate_order.h"
 #include "framework/rt/rt_thread.h"
 #include "framework/run_context.h"
-#include "base/text/units.h"
 
 namespace {
 

@@ -19,7 +19,7 @@
 #include <string>
 
 #include "gate/model/verdict.h"
-#include "framework/report/report.h"
+#include "results/report.h"
 
 namespace rtgate::html {
 

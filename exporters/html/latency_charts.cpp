@@ -4,10 +4,10 @@
 #include <cstdio>
 #include <limits>
 
+#include "base/text/units.h"
 #include "exporters/html/html_text.h"
 #include "exporters/html/svg_chart.h"
 #include "gate/model/format.h"
-#include "base/text/units.h"
 
 namespace rtgate::html {
 namespace {

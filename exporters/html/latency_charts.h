@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "framework/report/report.h"
+#include "results/report.h"
 
 namespace rtgate::html {
 

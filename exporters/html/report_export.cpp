@@ -1,8 +1,8 @@
 // --report FILE: the self-contained HTML report (html_report.h), with the gate's verdicts and the
 // baseline overlaid when a gate ran.
+#include "base/io/output_file.h"
 #include "exporters/export_registry.h"
 #include "exporters/html/html_report.h"
-#include "base/io/output_file.h"
 
 namespace rtgate {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "exporters/html/verdict_lookup.h"
-#include "framework/report/report.h"
+#include "results/report.h"
 
 namespace rtgate::html {
 

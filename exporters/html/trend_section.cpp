@@ -12,7 +12,7 @@
 #include "exporters/html/svg_chart.h"
 #include "gate/model/format.h"
 #include "gate/noise/run_values.h"
-#include "framework/report/report.h"
+#include "results/report.h"
 
 namespace rtgate::html {
 namespace {

@@ -13,7 +13,7 @@
 
 #include "exporters/prometheus/series_options.h"
 #include "gate/model/verdict.h"
-#include "framework/report/report.h"
+#include "results/report.h"
 
 namespace rtgate::prom {
 

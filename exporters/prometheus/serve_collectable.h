@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "framework/report/environment.h"
+#include "framework/env/environment.h"
 #include "framework/run_context.h"
 
 namespace rtgate::prom {

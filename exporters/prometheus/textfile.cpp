@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
-#include "exporters/prometheus/report_text.h"
 #include "base/io/output_file.h"
+#include "exporters/prometheus/report_text.h"
 
 namespace rtgate::prom {
 

@@ -2,8 +2,8 @@
 
 #include <utility>
 
-#include "framework/background_load/load_registry.h"
 #include "base/text/strings.h"
+#include "framework/background_load/load_registry.h"
 
 namespace rtgate::load {
 namespace {

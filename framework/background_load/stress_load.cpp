@@ -14,10 +14,10 @@
 #include <filesystem>
 #include <sstream>
 
-#include "framework/background_load/load_registry.h"
 #include "base/io/proc_files.h"
-#include "framework/measure/clock.h"
 #include "base/text/strings.h"
+#include "framework/background_load/load_registry.h"
+#include "framework/measure/clock.h"
 
 extern char** environ;
 

@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "framework/measure/clock.h"
-#include "framework/measure/latency_histogram.h"
 #include "framework/measure/live_stats.h"
 #include "framework/measure/periodic_loop.h"
+#include "results/latency_histogram.h"
 
 namespace rtgate {
 

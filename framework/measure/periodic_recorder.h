@@ -16,8 +16,8 @@
 #include <limits>
 #include <vector>
 
-#include "framework/measure/latency_histogram.h"
 #include "framework/measure/live_stats.h"
+#include "results/latency_histogram.h"
 
 namespace rtgate {
 
@@ -47,7 +47,8 @@ class alignas(64) PeriodicRecorder {
       ++overruns_;
       const std::int64_t skipped = lat / interval_ns_;
       if (next <= end_ns) {
-        missed_ += static_cast<std::uint64_t>(std::min(skipped, (end_ns - next) / interval_ns_ + 1));
+        missed_ +=
+            static_cast<std::uint64_t>(std::min(skipped, (end_ns - next) / interval_ns_ + 1));
       }
       next += skipped * interval_ns_;
     }

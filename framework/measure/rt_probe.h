@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "framework/measure/periodic_recorder.h"
-#include "framework/report/report.h"
 #include "framework/rt/rt_thread.h"
 #include "framework/run_context.h"
+#include "results/report.h"
 
 namespace rtgate {
 

@@ -7,8 +7,8 @@
 #include <cstdlib>
 
 #include "base/io/proc_files.h"
-#include "framework/measure/clock.h"
 #include "base/text/strings.h"
+#include "framework/measure/clock.h"
 
 namespace rtgate::rt {
 namespace {

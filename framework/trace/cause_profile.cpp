@@ -4,25 +4,6 @@
 
 namespace rtgate::trace {
 
-void CauseProfile::merge(const CauseProfile& o) {
-  if (o.empty()) return;
-  if (empty()) {
-    *this = o;
-    return;
-  }
-  if (threshold_ns != o.threshold_ns) threshold_ns = -1;
-  samples += o.samples;
-  not_analysed += o.not_analysed;
-  ns += o.ns;
-  slices += o.slices;
-  for (const auto& [name, s] : o.causes) {
-    CauseStats& mine = causes[name];
-    mine.samples += s.samples;
-    mine.ns += s.ns;
-    mine.slice_sq += s.slice_sq;
-  }
-}
-
 std::string comm_pattern(const std::string& comm) {
   std::string out;
   for (std::size_t i = 0; i < comm.size(); ++i) {

@@ -105,7 +105,8 @@ std::unique_ptr<KernelTracer> KernelTracer::start(const KernelTracerConfig& conf
   t->scratch_.values.resize(t->fields_.size());
 
   std::vector<std::pair<std::string, std::string>> knobs = config.knobs;
-  if (!config.cpus.empty()) knobs.insert(knobs.begin(), {"cpus", text::format_cpu_list(config.cpus)});
+  if (!config.cpus.empty())
+    knobs.insert(knobs.begin(), {"cpus", text::format_cpu_list(config.cpus)});
   for (const auto& [knob, value] : knobs) {
     const std::string file = "osnoise/" + knob;
     const std::optional<std::string> old = read_top(file);

@@ -25,8 +25,8 @@
 #include <utility>
 #include <vector>
 
-#include "framework/report/report.h"
 #include "framework/trace/trace_session.h"
+#include "results/report.h"
 
 struct tep_handle;
 struct tep_event;

@@ -8,6 +8,8 @@
 #include <ctime>
 #include <string_view>
 
+#include "framework/trace/cause_profile.h"
+#include "framework/trace/sample_analysis.h"
 #include "framework/trace/tracefs_api.h"
 
 namespace rtgate::trace {

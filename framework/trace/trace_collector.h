@@ -26,7 +26,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "framework/report/cpu_steal.h"
+#include "framework/env/cpu_steal.h"
 #include "framework/trace/cause_profile.h"
 #include "framework/trace/cfs_while_rt.h"
 #include "framework/trace/event_decoder.h"

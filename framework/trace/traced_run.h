@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "framework/report/report.h"
 #include "framework/trace/trace_collector.h"
 #include "framework/trace/trace_hook.h"
 #include "framework/trace/trace_session.h"
+#include "results/report.h"
 
 namespace rtgate::trace {
 

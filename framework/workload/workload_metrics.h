@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "framework/measure/cpu_usage.h"
-#include "framework/report/report.h"
 #include "framework/workload/worker_group.h"
 #include "framework/workload/workload_probe.h"
+#include "results/report.h"
 
 namespace rtgate::workload {
 

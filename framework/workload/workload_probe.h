@@ -14,8 +14,8 @@
 
 #include "framework/measure/rt_probe.h"
 #include "framework/params.h"
-#include "framework/report/report.h"
 #include "framework/run_context.h"
+#include "results/report.h"
 
 namespace rtgate::workload {
 

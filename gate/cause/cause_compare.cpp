@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "gate/noise/count_estimate.h"
-#include "gate/model/format.h"
 #include "base/stats/holm.h"
 #include "base/text/units.h"
+#include "gate/model/format.h"
+#include "gate/noise/count_estimate.h"
 
 namespace rtgate::gate {
 namespace {

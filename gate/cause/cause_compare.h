@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "framework/report/report.h"
 #include "gate/model/cause_diff.h"
+#include "results/report.h"
 
 namespace rtgate::gate {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "gate/model/verdict.h"
-#include "framework/report/report.h"
+#include "results/report.h"
 
 namespace rtgate::gate {
 

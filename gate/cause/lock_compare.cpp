@@ -5,8 +5,8 @@
 #include <numeric>
 #include <regex>
 
-#include "gate/noise/count_estimate.h"
 #include "base/stats/holm.h"
+#include "gate/noise/count_estimate.h"
 
 namespace rtgate::gate {
 namespace {

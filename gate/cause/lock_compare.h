@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "gate/cause/cause_compare.h"
-#include "framework/trace/lock_contention.h"
+#include "results/lock_contention.h"
 
 namespace rtgate::gate {
 

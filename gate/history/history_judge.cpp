@@ -8,9 +8,9 @@
 #include <tuple>
 
 #include "base/exit_codes.h"
-#include "gate/noise/change_estimate.h"
-#include "gate/model/format.h"
 #include "gate/history/history_causes.h"
+#include "gate/model/format.h"
+#include "gate/noise/change_estimate.h"
 
 namespace rtgate::gate {
 namespace {

@@ -38,7 +38,7 @@
 #include <string>
 #include <vector>
 
-#include "framework/report/report.h"
+#include "results/report.h"
 
 namespace rtgate::gate {
 

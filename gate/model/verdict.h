@@ -10,7 +10,7 @@
 
 #include "gate/model/cause_diff.h"
 #include "gate/model/policy.h"
-#include "framework/report/report.h"
+#include "results/report.h"
 
 namespace rtgate::gate {
 

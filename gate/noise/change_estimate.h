@@ -16,9 +16,9 @@
 #include <cstddef>
 #include <vector>
 
-#include "gate/noise/session_noise.h"
-#include "framework/measure/latency_histogram.h"
 #include "base/stats/moderated_variance.h"
+#include "gate/noise/session_noise.h"
+#include "results/latency_histogram.h"
 
 namespace rtgate::gate {
 

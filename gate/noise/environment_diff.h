@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "framework/report/environment.h"
+#include "results/environment.h"
 
 namespace rtgate::gate {
 

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "gate/model/policy.h"
 #include "gate/noise/change_estimate.h"
 #include "gate/noise/count_estimate.h"
-#include "gate/model/policy.h"
-#include "framework/report/report.h"
+#include "results/report.h"
 
 namespace rtgate::gate {
 

@@ -4,10 +4,10 @@
 #include <boost/math/special_functions/digamma.hpp>
 #include <set>
 
+#include "base/stats/summary.h"
 #include "gate/model/format.h"
 #include "gate/noise/run_values.h"
 #include "gate/noise/variance_priors.h"
-#include "base/stats/summary.h"
 
 namespace rtgate::gate {
 namespace {

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "gate/model/policy.h"
-#include "framework/report/report.h"
+#include "results/report.h"
 
 namespace rtgate::gate {
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "gate/noise/session_noise.h"
-#include "gate/model/verdict.h"
 #include "base/stats/moderated_variance.h"
+#include "gate/model/verdict.h"
+#include "gate/noise/session_noise.h"
 
 namespace rtgate::gate {
 

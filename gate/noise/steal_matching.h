@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include "framework/report/report.h"
+#include "results/report.h"
 
 namespace rtgate::gate {
 

@@ -25,8 +25,8 @@
 #include <tuple>
 #include <vector>
 
-#include "gate/noise/change_estimate.h"
 #include "base/stats/moderated_variance.h"
+#include "gate/noise/change_estimate.h"
 
 namespace rtgate::gate {
 

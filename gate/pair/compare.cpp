@@ -4,12 +4,12 @@
 #include <cmath>
 
 #include "gate/cause/cause_evidence.h"
+#include "gate/model/format.h"
 #include "gate/noise/comparability.h"
 #include "gate/noise/environment_diff.h"
-#include "gate/model/format.h"
+#include "gate/noise/steal_matching.h"
 #include "gate/pair/metric_judge.h"
 #include "gate/pair/pending_metrics.h"
-#include "gate/noise/steal_matching.h"
 
 namespace rtgate::gate {
 namespace {

@@ -26,9 +26,9 @@
 #pragma once
 
 #include "gate/model/policy.h"
-#include "gate/noise/session_noise.h"
 #include "gate/model/verdict.h"
-#include "framework/report/report.h"
+#include "gate/noise/session_noise.h"
+#include "results/report.h"
 
 namespace rtgate::gate {
 

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "gate/noise/change_estimate.h"
-#include "gate/noise/count_estimate.h"
-#include "gate/model/format.h"
-#include "gate/noise/run_values.h"
 #include "base/stats/mann_whitney.h"
 #include "base/stats/summary.h"
+#include "gate/model/format.h"
+#include "gate/noise/change_estimate.h"
+#include "gate/noise/count_estimate.h"
+#include "gate/noise/run_values.h"
 
 namespace rtgate::gate {
 namespace {

@@ -30,10 +30,10 @@
 #include <functional>
 #include <string>
 
-#include "gate/model/policy.h"
-#include "gate/noise/statistic_evidence.h"
-#include "gate/model/verdict.h"
 #include "base/stats/moderated_variance.h"
+#include "gate/model/policy.h"
+#include "gate/model/verdict.h"
+#include "gate/noise/statistic_evidence.h"
 
 namespace rtgate::gate {
 

@@ -7,9 +7,9 @@
 #include <cstddef>
 #include <vector>
 
-#include "gate/pair/metric_judge.h"
-#include "gate/noise/session_noise.h"
 #include "gate/model/verdict.h"
+#include "gate/noise/session_noise.h"
+#include "gate/pair/metric_judge.h"
 
 namespace rtgate::gate {
 

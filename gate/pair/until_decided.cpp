@@ -94,9 +94,9 @@ UntilDecidedOutcome run_until_decided(const JudgeFn& judge, gate::Policy policy,
     if (hooks.progress) {
       hooks.progress("until-decided: " + std::to_string(runs) + " runs, " +
                      std::to_string(open.size()) + " suite(s) open: " + open_list(out.gate) +
-                     (u.budget_s > 0 ? "; " + duration_text(u.budget_s - elapsed_s(u.started_ns)) +
-                                           " left"
-                                     : ""));
+                     (u.budget_s > 0
+                          ? "; " + duration_text(u.budget_s - elapsed_s(u.started_ns)) + " left"
+                          : ""));
     }
     Round round = run_round(open);
     for (const SuiteResult& s : round.report.suites) {

@@ -11,16 +11,16 @@
 #include <string>
 #include <vector>
 
-#include "framework/report/report.h"
 #include "gate/model/policy.h"
 #include "gate/model/verdict.h"
+#include "results/report.h"
 
 namespace rtgate {
 
 struct UntilDecided {
-  int first_runs = 1;   // runs of each suite the result holds before the loop
-  int max_runs = 20;    // runs of a suite at most (the plan's last look)
-  double budget_s = 0;  // wall time for the whole run, measured from `started_ns`; 0 = none
+  int first_runs = 1;           // runs of each suite the result holds before the loop
+  int max_runs = 20;            // runs of a suite at most (the plan's last look)
+  double budget_s = 0;          // wall time for the whole run, measured from `started_ns`; 0 = none
   std::int64_t started_ns = 0;  // CLOCK_MONOTONIC
 };
 

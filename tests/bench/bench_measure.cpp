@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "framework/measure/clock.h"
-#include "framework/measure/latency_histogram.h"
 #include "framework/measure/periodic_recorder.h"
+#include "results/latency_histogram.h"
 
 namespace {
 

@@ -13,9 +13,9 @@
 #include <random>
 #include <string>
 
+#include "base/io/output_file.h"
 #include "exporters/html/html_report.h"
 #include "gate/pair/compare.h"
-#include "base/io/output_file.h"
 #include "results/result_json.h"
 #include "tests/bench/scale_layout.h"
 #include "tests/unit/gate_sim.h"

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "base/io/output_file.h"
 #include "exporters/gate_table.h"
 #include "exporters/junit_exporter.h"
 #include "exporters/prometheus/pushgateway.h"
@@ -35,7 +36,6 @@
 #include "exporters/prometheus/report_text.h"
 #include "exporters/prometheus/series_options.h"
 #include "gate/pair/compare.h"
-#include "base/io/output_file.h"
 #include "results/result_json.h"
 #include "tests/bench/scale_layout.h"
 

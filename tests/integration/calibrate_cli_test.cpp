@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <set>
 
-#include "gate/model/policy.h"
 #include "framework/rt/rt_checks.h"
+#include "gate/model/policy.h"
 #include "results/result_json.h"
 #include "tests/integration/process.h"
 

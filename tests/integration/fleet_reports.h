@@ -9,8 +9,8 @@
 #include <string>
 #include <utility>
 
-#include "framework/measure/latency_histogram.h"
-#include "framework/report/report.h"
+#include "results/latency_histogram.h"
+#include "results/report.h"
 
 namespace rtgate::test {
 

@@ -5,9 +5,9 @@
 
 #include <memory>
 
+#include "framework/env/cpu_steal.h"
 #include "framework/measure/busy.h"
 #include "framework/measure/clock.h"
-#include "framework/report/cpu_steal.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/inversion_round.h"
 #include "framework/rt/inversion_scenario.h"

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <random>
 
+#include "framework/trace/cause_profile.h"
 #include "gate/cause/cause_compare.h"
 #include "tests/unit/parallel_trials.h"
 

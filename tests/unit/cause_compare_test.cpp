@@ -7,6 +7,7 @@
 
 #include <functional>
 
+#include "framework/trace/cause_profile.h"
 #include "gate/cause/cause_evidence.h"
 #include "gate/cause/lock_compare.h"
 

@@ -1,6 +1,6 @@
 // Host steal per CPU: both sources parsed exactly, and the better one chosen only where the
 // kernel's config makes `.clock - .clock_task` mean steal.
-#include "framework/report/cpu_steal.h"
+#include "framework/env/cpu_steal.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "framework/report/environment.h"
+#include "framework/env/environment.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

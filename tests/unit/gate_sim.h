@@ -18,7 +18,7 @@
 #include <tuple>
 #include <vector>
 
-#include "framework/report/report.h"
+#include "results/report.h"
 
 namespace rtgate::gate::sim {
 

@@ -6,8 +6,8 @@
 
 #include <random>
 
-#include "gate/pair/compare.h"
 #include "gate/noise/steal_matching.h"
+#include "gate/pair/compare.h"
 #include "gate_sim.h"
 
 namespace rtgate::gate {

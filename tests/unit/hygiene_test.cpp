@@ -1,4 +1,4 @@
-#include "framework/report/hygiene.h"
+#include "framework/env/hygiene.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "framework/report/cpu_steal.h"
+#include "framework/env/cpu_steal.h"
 
 namespace rtgate::rt {
 namespace {

@@ -5,7 +5,7 @@
 
 #include <random>
 
-#include "framework/measure/latency_histogram.h"
+#include "results/latency_histogram.h"
 
 namespace rtgate {
 namespace {

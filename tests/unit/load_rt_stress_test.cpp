@@ -14,8 +14,8 @@
 #include <cstdio>
 #include <sstream>
 
-#include "framework/background_load/load.h"
 #include "base/io/proc_files.h"
+#include "framework/background_load/load.h"
 #include "framework/measure/clock.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/rt_checks.h"

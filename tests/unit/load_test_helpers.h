@@ -15,8 +15,8 @@
 #include <thread>
 #include <vector>
 
-#include "framework/background_load/load.h"
 #include "base/io/proc_files.h"
+#include "framework/background_load/load.h"
 #include "framework/measure/clock.h"
 
 namespace rtgate::load::test {

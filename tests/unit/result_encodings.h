@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "framework/measure/latency_histogram.h"
-#include "framework/report/report.h"
+#include "results/latency_histogram.h"
+#include "results/report.h"
 #include "tests/unit/gate_sim.h"
 
 namespace rtgate::test {

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <random>
 
-#include "framework/report/environment.h"
+#include "framework/env/environment.h"
 
 namespace rtgate {
 namespace {

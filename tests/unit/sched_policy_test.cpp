@@ -1,10 +1,10 @@
 // Policy names both ways, against the libc numbers the kernel reports.
-#include "framework/rt/sched_policy.h"
+#include "base/text/sched_policy.h"
 
 #include <gtest/gtest.h>
 #include <sched.h>
 
-namespace rtgate::rt {
+namespace rtgate::text {
 namespace {
 
 TEST(SchedPolicy, NamesAndNumbersRoundTrip) {
@@ -28,4 +28,4 @@ TEST(SchedPolicy, UnknownIsEmptyNotAGuess) {
 }
 
 }  // namespace
-}  // namespace rtgate::rt
+}  // namespace rtgate::text

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "framework/trace/cause_profile.h"
 #include "results/result_json.h"
 
 namespace rtgate {

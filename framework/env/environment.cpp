@@ -1,4 +1,4 @@
-#include "framework/report/environment.h"
+#include "framework/env/environment.h"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -18,11 +18,11 @@
 #include <vector>
 
 #include "base/io/proc_files.h"
-#include "framework/report/hypervisor_cpuid.h"
-#include "framework/report/kernel_config.h"
+#include "base/text/strings.h"
+#include "framework/env/hypervisor_cpuid.h"
+#include "framework/env/kernel_config.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/rt_checks.h"
-#include "base/text/strings.h"
 
 namespace rtgate {
 namespace {

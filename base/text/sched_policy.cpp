@@ -1,10 +1,10 @@
-#include "framework/rt/sched_policy.h"
+#include "base/text/sched_policy.h"
 
 #include <sched.h>
 
 #include <cctype>
 
-namespace rtgate::rt {
+namespace rtgate::text {
 namespace {
 
 struct Entry {
@@ -40,4 +40,4 @@ std::optional<int> policy_from_name(std::string_view name) {
   return std::nullopt;
 }
 
-}  // namespace rtgate::rt
+}  // namespace rtgate::text

@@ -1,14 +1,12 @@
-// Run hygiene: what makes a latency figure untrustworthy, measured before and after a suite.
-//
-// Foreign RT threads (SCHED_FIFO/RR/DEADLINE threads of other processes) that ran during the
-// window, CPU steal time, RT throttling events and the missed periods reported by the suite.
+// Run hygiene as a result records it: what makes a latency figure untrustworthy (foreign RT
+// threads that ran during the window, CPU steal time, RT throttling events and the missed
+// periods reported by the suite), and the contamination reasons it gives.
 #pragma once
 
 #include <sys/types.h>
 
 #include <cstdint>
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -40,39 +38,10 @@ struct Hygiene {
   std::uint64_t missed_periods = 0;  // filled from the suite's cases
 };
 
-struct ThreadSample {
-  pid_t pid = 0, tid = 0;
-  std::string comm;
-  int policy = 0;  // SCHED_* constant
-  int priority = 0;
-  std::string cpus_allowed;
-  bool kernel_thread = false;
-  std::uint64_t runtime_ns = 0;  // cumulative
-};
-
-struct HygieneSnapshot {
-  std::uint64_t monotonic_ns = 0;
-  std::vector<ThreadSample> rt_threads;  // every RT thread on the machine
-  std::map<int, std::int64_t> steal_ns;  // per CPU, cumulative (cpu_steal.h)
-  std::string steal_source;
-  std::int64_t kmsg_throttle_events = -1;  // cumulative count, -1 when unreadable
-};
-
-HygieneSnapshot take_hygiene_snapshot();
-// Only the steal part of a snapshot (cheap: one file read), for each run's own figures.
-HygieneSnapshot take_steal_snapshot();
-
 // Folds the hygiene of a later window of the same suite into `into` (run --until-decided runs a
 // suite again): foreign threads united by tid, steal and missed periods summed, throttling summed
 // when both are known.
 void merge_hygiene(Hygiene& into, const Hygiene& later);
-
-// Compares two snapshots. Threads of the processes in `own_pids` are ours and never foreign.
-Hygiene hygiene_between(const HygieneSnapshot& before, const HygieneSnapshot& after,
-                        const std::set<pid_t>& own_pids);
-
-// Each CPU's steal between two snapshots, in ms.
-std::map<int, double> steal_ms_between(const HygieneSnapshot& before, const HygieneSnapshot& after);
 
 // Which foreign threads could have run on `cpu` (their allowed CPUs include it).
 // Kernel threads are part of the system under test and are never counted as contamination.

@@ -1,4 +1,4 @@
-#include "framework/measure/latency_histogram.h"
+#include "results/latency_histogram.h"
 
 #include <algorithm>
 #include <cmath>

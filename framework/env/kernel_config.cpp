@@ -1,4 +1,4 @@
-#include "framework/report/kernel_config.h"
+#include "framework/env/kernel_config.h"
 
 #include <fcntl.h>
 #include <spawn.h>

@@ -16,13 +16,13 @@
 #include <variant>
 #include <vector>
 
-#include "framework/background_load/load.h"
-#include "framework/measure/latency_histogram.h"
-#include "framework/report/environment.h"
-#include "framework/report/hygiene.h"
-#include "framework/trace/cause_profile.h"
-#include "framework/trace/lock_contention.h"
-#include "framework/trace/sample_analysis.h"
+#include "results/cause_profile.h"
+#include "results/environment.h"
+#include "results/hygiene.h"
+#include "results/latency_histogram.h"
+#include "results/load_report.h"
+#include "results/lock_contention.h"
+#include "results/sample_analysis.h"
 
 namespace rtgate {
 

@@ -1,4 +1,4 @@
-#include "framework/report/hypervisor_cpuid.h"
+#include "framework/env/hypervisor_cpuid.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>

@@ -1,4 +1,4 @@
-#include "framework/report/cpu_steal.h"
+#include "framework/env/cpu_steal.h"
 
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -9,8 +9,8 @@
 #include <cstring>
 
 #include "base/io/proc_files.h"
-#include "framework/report/hypervisor_cpuid.h"
-#include "framework/report/kernel_config.h"
+#include "framework/env/hypervisor_cpuid.h"
+#include "framework/env/kernel_config.h"
 
 namespace rtgate {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace rtgate::rt {
+namespace rtgate::text {
 
 // SCHED_DEADLINE's number, which not every libc's <sched.h> defines.
 inline constexpr int kSchedDeadline = 6;
@@ -20,4 +20,4 @@ std::string kernel_policy_name(int policy);
 // The number for a short name ("fifo"), or nullopt.
 std::optional<int> policy_from_name(std::string_view name);
 
-}  // namespace rtgate::rt
+}  // namespace rtgate::text

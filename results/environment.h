@@ -1,4 +1,4 @@
-// Environment capture: the facts about the machine that a latency figure depends on.
+// The facts about the machine that a latency figure depends on, as a result records them.
 #pragma once
 
 #include <cstdint>
@@ -36,8 +36,5 @@ struct Environment {
   std::int64_t pid = 0;
   std::map<std::string, std::string> extra;  // anything else worth keeping, free-form
 };
-
-// Reads the environment of this machine. Never throws; unreadable facts stay empty/-1.
-Environment capture_environment();
 
 }  // namespace rtgate

@@ -1,4 +1,4 @@
-#include "framework/report/report.h"
+#include "results/report.h"
 
 #include <algorithm>
 #include <chrono>
