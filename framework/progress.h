@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "framework/run_context.h"
+#include "framework/measure/run_context.h"
 
 namespace rtgate {
 

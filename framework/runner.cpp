@@ -16,6 +16,7 @@
 #include "framework/env/environment.h"
 #include "framework/env/hygiene.h"
 #include "framework/measure/clock.h"
+#include "framework/measure/run_context.h"
 #include "framework/progress.h"
 #include "framework/rt/cfs_protection.h"
 #include "framework/rt/cpu_list.h"
@@ -26,7 +27,6 @@
 #include "framework/rt/rt_checks.h"
 #include "framework/rt/rt_throttle.h"
 #include "framework/rt/thread_failures.h"
-#include "framework/run_context.h"
 #include "framework/watchdog.h"
 
 namespace rtgate {

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "framework/measure/run_context.h"
 #include "framework/params.h"
 #include "framework/registry.h"
-#include "framework/run_context.h"
 #include "framework/trace/traced_run.h"
 #include "results/report.h"
 

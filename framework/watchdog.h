@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "framework/run_context.h"
+#include "framework/measure/run_context.h"
 
 namespace rtgate {
 

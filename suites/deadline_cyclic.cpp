@@ -39,11 +39,11 @@
 
 #include "base/io/proc_files.h"
 #include "framework/measure/periodic_loop.h"
+#include "framework/measure/run_context.h"
 #include "framework/measure/start_line.h"
 #include "framework/registry.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/rt_thread.h"
-#include "framework/run_context.h"
 
 namespace {
 

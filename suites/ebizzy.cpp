@@ -15,10 +15,10 @@
 #include <cstring>
 #include <string>
 
+#include "framework/background_load/fast_rand.h"
+#include "framework/measure/run_context.h"
 #include "framework/registry.h"
-#include "framework/run_context.h"
 #include "framework/workload/anon_region.h"
-#include "framework/workload/fast_rand.h"
 #include "framework/workload/worker_group.h"
 #include "framework/workload/workload_metrics.h"
 #include "framework/workload/workload_params.h"

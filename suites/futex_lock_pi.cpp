@@ -13,8 +13,8 @@
 #include <string>
 
 #include "framework/measure/clock.h"
+#include "framework/measure/run_context.h"
 #include "framework/registry.h"
-#include "framework/run_context.h"
 #include "framework/workload/worker_group.h"
 #include "framework/workload/workload_metrics.h"
 #include "framework/workload/workload_params.h"

@@ -1,7 +1,7 @@
 // ipc.wakeup: how long an RT thread takes to wake up through each IPC mechanism, the measurement
 // of rt-tests' sigwaittest, pmqtest, ptsematest and svsematest, plus futexes, pipes and eventfds.
 //
-// Per mechanism (-p via=...; see framework/measure/wakeup_channel.h for how each sends and
+// Per mechanism (-p via=...; see suites/ipc_wakeup/wakeup_channel.h for how each sends and
 // waits), a SCHED_FIFO sender wakes a SCHED_FIFO receiver every interval_us on an absolute-time
 // schedule; by default the receiver runs one priority above the sender, as in those tools. The
 // sender takes a CLOCK_MONOTONIC timestamp just before the send call and passes it in the message
@@ -29,12 +29,12 @@
 #include <system_error>
 
 #include "framework/measure/periodic_loop.h"
+#include "framework/measure/run_context.h"
 #include "framework/measure/start_line.h"
-#include "framework/measure/wakeup_channel.h"
 #include "framework/registry.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/rt_thread.h"
-#include "framework/run_context.h"
+#include "suites/ipc_wakeup/wakeup_channel.h"
 
 namespace {
 

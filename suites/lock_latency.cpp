@@ -15,10 +15,10 @@
 #include "base/stats/summary.h"
 #include "framework/measure/busy.h"
 #include "framework/measure/periodic_loop.h"
+#include "framework/measure/run_context.h"
 #include "framework/measure/start_line.h"
 #include "framework/registry.h"
 #include "framework/rt/rt_thread.h"
-#include "framework/run_context.h"
 #include "locks/lock_selection.h"
 #include "locks/thread_prelude.h"
 

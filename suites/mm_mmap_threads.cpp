@@ -17,8 +17,8 @@
 #include <mutex>
 #include <string>
 
+#include "framework/measure/run_context.h"
 #include "framework/registry.h"
-#include "framework/run_context.h"
 #include "framework/workload/anon_region.h"
 #include "framework/workload/worker_group.h"
 #include "framework/workload/workload_metrics.h"

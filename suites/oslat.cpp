@@ -40,13 +40,13 @@
 
 #include "base/io/proc_files.h"
 #include "framework/measure/clock.h"
-#include "framework/measure/noise_loop.h"
+#include "framework/measure/run_context.h"
 #include "framework/measure/spin_clock.h"
 #include "framework/measure/start_line.h"
 #include "framework/registry.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/rt_thread.h"
-#include "framework/run_context.h"
+#include "suites/oslat/noise_loop.h"
 
 namespace {
 

@@ -25,9 +25,9 @@
 #include <memory>
 
 #include "framework/measure/clock.h"
+#include "framework/measure/run_context.h"
 #include "framework/registry.h"
 #include "framework/rt/cpu_list.h"
-#include "framework/run_context.h"
 #include "framework/trace/kernel_tracer.h"
 
 namespace {

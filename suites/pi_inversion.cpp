@@ -1,11 +1,11 @@
 // pi.inversion: a functional gate on the kernel's priority inheritance, per lock.
 //
-// Each round runs the classic scenario on one CPU (framework/rt/inversion_scenario.h): low holds
+// Each round runs the classic scenario on one CPU (suites/pi_inversion/inversion_scenario.h): low holds
 // the lock for `critical_us` of CPU time, high blocks on it, medium spins `spin_us`. High's wait
 // is recorded per round. A lock whose PI applies to the scenario must keep every wait under
 // 3 x critical_us (else the suite fails: the kernel's PI futex code is broken); a lock without
 // PI is a control and is expected to show the inversion (wait >= spin_us).
-// Time the kernel under test did not take is not held against it (framework/rt/inversion_round.h):
+// Time the kernel under test did not take is not held against it (suites/pi_inversion/inversion_round.h):
 // the host's steal inside low's section is subtracted, and a round the host's steal could
 // explain otherwise is not judged but counted apart ("host_disturbed"); so is one whose time
 // over the bound lies outside low's section on a guest that cannot see its steal (QEMU TCG: the
@@ -22,12 +22,12 @@
 
 #include "framework/env/cpu_steal.h"
 #include "framework/measure/clock.h"
+#include "framework/measure/run_context.h"
 #include "framework/registry.h"
 #include "framework/rt/cpu_list.h"
-#include "framework/rt/inversion_round.h"
-#include "framework/rt/inversion_scenario.h"
-#include "framework/run_context.h"
 #include "locks/lock_selection.h"
+#include "suites/pi_inversion/inversion_round.h"
+#include "suites/pi_inversion/inversion_scenario.h"
 
 namespace {
 

@@ -30,9 +30,9 @@
 #include <memory>
 
 #include "framework/measure/busy.h"
+#include "framework/measure/run_context.h"
 #include "framework/registry.h"
 #include "framework/rt/rt_thread.h"
-#include "framework/run_context.h"
 #include "locks/futex.h"
 #include "locks/lock_selection.h"
 #include "locks/thread_prelude.h"

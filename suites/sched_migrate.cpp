@@ -38,13 +38,13 @@
 #include "framework/measure/busy.h"
 #include "framework/measure/clock.h"
 #include "framework/measure/periodic_recorder.h"
+#include "framework/measure/run_context.h"
 #include "framework/measure/start_line.h"
 #include "framework/measure/thread_times.h"
 #include "framework/registry.h"
 #include "framework/rt/cpu_list.h"
-#include "framework/rt/migrate_order.h"
 #include "framework/rt/rt_thread.h"
-#include "framework/run_context.h"
+#include "suites/sched_migrate/migrate_order.h"
 
 namespace {
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "framework/env/environment.h"
-#include "framework/run_context.h"
+#include "framework/measure/run_context.h"
 
 namespace rtgate::prom {
 

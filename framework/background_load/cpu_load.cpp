@@ -1,9 +1,9 @@
 // cpu:N — N SCHED_OTHER busy threads, unpinned: the plain "the machine is busy" competitor.
 #include <cstdint>
 
+#include "framework/background_load/fast_rand.h"
 #include "framework/background_load/load_registry.h"
 #include "framework/background_load/workers.h"
-#include "framework/workload/fast_rand.h"
 
 namespace rtgate::load {
 namespace {

@@ -7,7 +7,7 @@
 
 #include <sched.h>
 
-#include "framework/run_context.h"
+#include "framework/measure/run_context.h"
 
 namespace rtgate::rt {
 

@@ -18,7 +18,7 @@
 
 #include "framework/measure/cpu_usage.h"
 #include "framework/measure/live_stats.h"
-#include "framework/run_context.h"
+#include "framework/measure/run_context.h"
 
 namespace rtgate::workload {
 

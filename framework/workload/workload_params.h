@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "framework/measure/run_context.h"
 #include "framework/params.h"
-#include "framework/run_context.h"
 
 namespace rtgate::workload {
 

@@ -12,9 +12,9 @@
 #include <memory>
 #include <string>
 
-#include "framework/measure/rt_probe.h"
+#include "framework/measure/run_context.h"
 #include "framework/params.h"
-#include "framework/run_context.h"
+#include "framework/workload/rt_probe.h"
 #include "results/report.h"
 
 namespace rtgate::workload {

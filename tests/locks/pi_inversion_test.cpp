@@ -1,16 +1,16 @@
 // Priority inheritance proven, not assumed: low/medium/high SCHED_FIFO threads on one CPU (see
-// framework/rt/inversion_scenario.h). With a PI lock high waits about low's 20 ms critical
+// suites/pi_inversion/inversion_scenario.h). With a PI lock high waits about low's 20 ms critical
 // section and the kernel reports low at high's priority while high is blocked; with a non-PI
 // control high waits at least medium's 200 ms spin.
 #include <gtest/gtest.h>
 
-#include "framework/rt/inversion_scenario.h"
 #include "framework/rt/rt_checks.h"
 #include "locks/futex_mutex.h"
 #include "locks/pi_mutex.h"
 #include "locks/pi_rw_sem.h"
 #include "locks/pthread_locks.h"
 #include "locks/rw_sem.h"
+#include "suites/pi_inversion/inversion_scenario.h"
 
 namespace rtgate::locks::test {
 namespace {

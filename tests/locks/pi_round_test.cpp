@@ -1,6 +1,6 @@
 // The PI round's judgement keeps its teeth: time the host took is set aside, but a lock holder
 // kept off its CPU by another task, or overtaken by mid, still fails the round. Real SCHED_FIFO
-// threads on one CPU (framework/rt/inversion_scenario.h).
+// threads on one CPU (suites/pi_inversion/inversion_scenario.h).
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -9,12 +9,12 @@
 #include "framework/measure/busy.h"
 #include "framework/measure/clock.h"
 #include "framework/rt/cpu_list.h"
-#include "framework/rt/inversion_round.h"
-#include "framework/rt/inversion_scenario.h"
 #include "framework/rt/rt_checks.h"
 #include "framework/rt/rt_thread.h"
 #include "locks/futex_mutex.h"
 #include "locks/pi_mutex.h"
+#include "suites/pi_inversion/inversion_round.h"
+#include "suites/pi_inversion/inversion_scenario.h"
 
 namespace rtgate::locks::test {
 namespace {

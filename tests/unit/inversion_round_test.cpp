@@ -1,5 +1,5 @@
 // judge_pi_round on constructed rounds: what is subtracted, what is set aside, what fails.
-#include "framework/rt/inversion_round.h"
+#include "suites/pi_inversion/inversion_round.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-// judge_order (framework/rt/migrate_order.h): which violation patterns fail sched.migrate.
-#include "framework/rt/migrate_order.h"
+// judge_order (suites/sched_migrate/migrate_order.h): which violation patterns fail sched.migrate.
+#include "suites/sched_migrate/migrate_order.h"
 
 #include <gtest/gtest.h>
 

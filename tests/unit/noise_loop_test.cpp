@@ -1,7 +1,7 @@
 // NoiseLoop (oslat's measurement) on a scripted clock: which deltas are noise, what counts as
 // measured time, what the trace hook is told, and when the loop ends. The clock advances a fixed
 // step per read, with jumps at chosen reads (the gaps), so every figure is exact.
-#include "framework/measure/noise_loop.h"
+#include "suites/oslat/noise_loop.h"
 
 #include <gtest/gtest.h>
 

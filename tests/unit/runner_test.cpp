@@ -7,9 +7,9 @@
 #include <thread>
 
 #include "framework/measure/clock.h"
+#include "framework/measure/run_context.h"
 #include "framework/rt/rt_checks.h"
 #include "framework/rt/rt_thread.h"
-#include "framework/run_context.h"
 
 namespace rtgate {
 namespace {

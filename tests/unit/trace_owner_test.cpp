@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "framework/measure/rt_probe.h"
-#include "framework/run_context.h"
+#include "framework/measure/run_context.h"
+#include "framework/workload/rt_probe.h"
 
 namespace rtgate {
 namespace {

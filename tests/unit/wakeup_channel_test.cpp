@@ -1,6 +1,6 @@
 // WakeupChannel: every mechanism carries its value from one thread to another, and a wait with
 // nothing sent ends at its timeout.
-#include "framework/measure/wakeup_channel.h"
+#include "suites/ipc_wakeup/wakeup_channel.h"
 
 #include <gtest/gtest.h>
 

@@ -14,14 +14,14 @@
 #include <set>
 #include <thread>
 
+#include "framework/background_load/fast_rand.h"
 #include "framework/measure/busy.h"
 #include "framework/measure/clock.h"
 #include "framework/measure/cpu_usage.h"
+#include "framework/measure/run_context.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/rt_checks.h"
-#include "framework/run_context.h"
 #include "framework/workload/anon_region.h"
-#include "framework/workload/fast_rand.h"
 #include "framework/workload/worker_group.h"
 #include "framework/workload/workload_metrics.h"
 #include "framework/workload/workload_params.h"

@@ -1,4 +1,4 @@
-#include "framework/rt/inversion_scenario.h"
+#include "suites/pi_inversion/inversion_scenario.h"
 
 #include <linux/futex.h>
 #include <sys/syscall.h>

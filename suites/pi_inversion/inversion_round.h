@@ -15,7 +15,7 @@
 #include <cstdint>
 #include <string>
 
-#include "framework/rt/inversion_scenario.h"
+#include "suites/pi_inversion/inversion_scenario.h"
 
 namespace rtgate::rt {
 

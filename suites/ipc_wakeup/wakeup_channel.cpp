@@ -1,4 +1,4 @@
-#include "framework/measure/wakeup_channel.h"
+#include "suites/ipc_wakeup/wakeup_channel.h"
 
 #include <fcntl.h>
 #include <linux/futex.h>

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "framework/measure/periodic_recorder.h"
+#include "framework/measure/run_context.h"
 #include "framework/rt/rt_thread.h"
-#include "framework/run_context.h"
 #include "results/report.h"
 
 namespace rtgate {

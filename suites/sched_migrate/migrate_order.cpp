@@ -1,4 +1,4 @@
-#include "framework/rt/migrate_order.h"
+#include "suites/sched_migrate/migrate_order.h"
 
 namespace rtgate::rt {
 

@@ -1,4 +1,4 @@
-#include "framework/measure/rt_probe.h"
+#include "framework/workload/rt_probe.h"
 
 #include "framework/measure/clock.h"
 #include "framework/measure/periodic_loop.h"

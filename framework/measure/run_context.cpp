@@ -1,4 +1,4 @@
-#include "framework/run_context.h"
+#include "framework/measure/run_context.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "framework/rt/inversion_round.h"
+#include "suites/pi_inversion/inversion_round.h"
 
 #include <algorithm>
 #include <cstdio>
