@@ -7,10 +7,10 @@
 #include "base/io/output_file.h"
 #include "cli/commands.h"
 #include "cli/gate_common.h"
-#include "cli/history_inputs.h"
 #include "exporters/history_report.h"
 #include "exporters/html/trend_section.h"
 #include "gate/history/history_judge.h"
+#include "gate/history/history_reader.h"
 
 namespace rtgate::cli {
 namespace {
@@ -64,8 +64,9 @@ void add_history(CLI::App& app, int& exit_code) {
     const std::optional<gate::Policy> loaded = load_policy_option(o->policy);
     if (!loaded) return;
     const gate::Policy& policy = *loaded;
-    const auto in = load_history(o->paths, policy, "RESULT");
-    if (!in) return;
+    std::string error;
+    const auto in = gate::load_history(o->paths, policy, "RESULT", &error);
+    if (!in) return print_error(error);
     int baseline = -1;
     if (!o->baseline.empty()) {
       baseline = session_of(in->history, o->baseline);

@@ -1,11 +1,11 @@
 #include "base/io/output_file.h"
 #include "cli/commands.h"
 #include "cli/gate_common.h"
-#include "cli/history_inputs.h"
 #include "exporters/history_report.h"
 #include "exporters/html/html_report.h"
 #include "exporters/html/trend_section.h"
 #include "gate/history/history_judge.h"
+#include "gate/history/history_reader.h"
 #include "gate/noise/session_noise.h"
 
 namespace rtgate::cli {
@@ -19,8 +19,9 @@ std::optional<std::string> trend_html(const RunReport& current, const RunReport*
                                       const GateInputs& in) {
   const std::optional<gate::Policy> policy = load_policy_option(in.policy_path);
   if (!policy) return std::nullopt;
-  const auto h = load_history({in.history_dir}, *policy, "--history", &current);
-  if (!h) return std::nullopt;
+  std::string error;
+  const auto h = gate::load_history({in.history_dir}, *policy, "--history", &error, &current);
+  if (!h) return print_error(error), std::nullopt;
   int baseline_session = -1;
   const std::vector<gate::HistorySession>& sessions = h->history.sessions;
   for (std::size_t i = 0; baseline != nullptr && i < sessions.size(); ++i) {

@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 
 #include "base/io/output_file.h"
 #include "base/text/units.h"
 #include "cli/commands.h"
 #include "cli/gate_common.h"
 #include "cli/run_common.h"
-#include "cli/session_inputs.h"
 #include "cli/trace_threshold.h"
 #include "exporters/console_table.h"
 #include "framework/measure/clock.h"
@@ -59,13 +59,15 @@ int print_plan(const RunCmdArgs& args, const Prepared& p) {
   return kExitOk;
 }
 
-int run_command(const RunCmdArgs& args) {
-  const std::int64_t started = monotonic_ns();
-  const RunArgs& a = args.run;
-  Prepared p;
-  if (int rc = prepare(a, &p); rc != kExitOk) return rc;
-  const RunOptions& opt = p.options;
-  UntilDecided until{.first_runs = opt.runs, .max_runs = args.max_runs, .started_ns = started};
+// The --baseline side of a run, loaded before anything runs.
+struct GateSide {
+  std::optional<RunReport> baseline;
+  std::optional<gate::Policy> policy;
+  std::optional<gate::BaselineSessions> sessions;
+};
+
+// The gate's options checked and loaded (exit 2 on bad input), and --budget into `until`.
+int load_gate_side(const RunCmdArgs& args, UntilDecided& until, GateSide& g) {
   if (args.baseline.empty() &&
       (!args.gate.more_baselines.empty() || !args.gate.history_dir.empty())) {
     return print_error("--baseline-session and --history need --baseline BASE.json"), kExitUsage;
@@ -80,108 +82,62 @@ int run_command(const RunCmdArgs& args) {
     if (!args.until_decided) return print_error("--budget needs --until-decided"), kExitUsage;
     until.budget_s = *b;
   }
+  if (args.baseline.empty()) return kExitOk;
+  if (!(g.baseline = load_result(args.baseline, "--baseline"))) return kExitUsage;
+  // The policy is checked against the baseline before anything runs (its keys must name
+  // something there); the current side is checked again after the run.
+  if (!(g.policy = load_gate_policy(*g.baseline, *g.baseline, args.gate))) return kExitUsage;
+  if (!(g.sessions = load_sessions(*g.baseline, args.gate))) return kExitUsage;
+  return kExitOk;
+}
 
-  std::optional<RunReport> baseline;
-  if (!args.baseline.empty() && !(baseline = load_result(args.baseline, "--baseline"))) {
-    return kExitUsage;
+// --trace without --trace-threshold-us against a baseline: each suite's threshold from it.
+void choose_thresholds(const RunReport& baseline, Prepared& p) {
+  std::vector<std::string> names;
+  for (const SelectedSuite& sel : p.selection) names.push_back(sel.suite->name.value);
+  p.options.trace.chosen = choose_trace_thresholds(baseline, names);
+  for (const auto& [suite, chosen] : p.options.trace.chosen) {
+    std::fprintf(stderr, "rtgate: --trace threshold for %s: %s, %s\n", suite.c_str(),
+                 text::in_us(chosen.threshold_us * 1e3).c_str(), chosen.from.c_str());
   }
-  std::optional<gate::Policy> policy;
-  if (baseline) {
-    // The policy is checked against the baseline before anything runs (its keys must name
-    // something there); the current side is checked again after the run.
-    if (!(policy = load_gate_policy(*baseline, *baseline, args.gate))) return kExitUsage;
-  }
-  std::optional<SessionInputs> sessions;
-  if (baseline && !(sessions = SessionInputs::load(*baseline, args.gate))) return kExitUsage;
+}
 
-  if (baseline && opt.trace.enabled && !(a.trace_threshold_us > 0)) {
-    std::vector<std::string> names;
-    for (const SelectedSuite& sel : p.selection) names.push_back(sel.suite->name.value);
-    p.options.trace.chosen = choose_trace_thresholds(*baseline, names);
-    for (const auto& [suite, chosen] : p.options.trace.chosen) {
-      std::fprintf(stderr, "rtgate: --trace threshold for %s: %s, %s\n", suite.c_str(),
-                   text::in_us(chosen.threshold_us * 1e3).c_str(), chosen.from.c_str());
-    }
-  }
-  if (args.dry_run) return print_plan(args, p);
-
-  const std::atomic<bool>& interrupt = install_interrupt_handler();
-  // A device, FIFO or stdout gets the JSON once, at the end: its reader would see every save.
-  const bool json_streamed = !a.output.empty() && output_is_stream(a.output);
-  const bool json_on_stdout = !a.output.empty() && output_is_stdout(a.output);
-  std::vector<std::string> write_errors;
-  // Only the last save's failures count: each save rewrites every file.
-  const auto save = [&](const RunReport& report, bool final) {
-    write_errors = save_result(a, report, final || !json_streamed);
+// --until-decided: more runs of the open suites until the gate decides (gate/pair/until_decided).
+UntilDecidedOutcome run_sequential(const Prepared& p, const GateSide& g, const UntilDecided& until,
+                                   const std::atomic<bool>& interrupt,
+                                   const std::function<void(const RunReport&)>& save,
+                                   RunReport& report) {
+  const JudgeFn judge = [&](const RunReport& r, const gate::Policy& look) {
+    return g.sessions->compare(r, look);
   };
-  const auto save_partial = [&](const RunReport& report) { save(report, false); };
-  RunOutcome out = run_suites(p.selection, opt, interrupt, save_partial);
-  std::optional<UntilDecidedOutcome> sequential;
-  if (args.until_decided && !out.interrupted && !out.abandoned) {
-    save_partial(out.report);
-    const JudgeFn judge = [&](const RunReport& r, const gate::Policy& look) {
-      return sessions->compare(r, look);
-    };
-    const RunRoundFn run_round = [&](const std::vector<std::string>& open) {
-      std::vector<SelectedSuite> subset;
-      for (const SelectedSuite& sel : p.selection) {
-        if (std::find(open.begin(), open.end(), sel.suite->name.value) != open.end()) {
-          subset.push_back(sel);
-        }
+  const RunRoundFn run_round = [&](const std::vector<std::string>& open) {
+    std::vector<SelectedSuite> subset;
+    for (const SelectedSuite& sel : p.selection) {
+      if (std::find(open.begin(), open.end(), sel.suite->name.value) != open.end()) {
+        subset.push_back(sel);
       }
-      RunOptions more = opt;
-      more.runs = 1;
-      RunOutcome round = run_suites(subset, more, interrupt);
-      return Round{std::move(round.report), round.interrupted, round.abandoned};
-    };
-    const UntilDecidedHooks hooks{.progress =
-                                      [](const std::string& line) {
-                                        std::printf("%s\n", line.c_str());
-                                        std::fflush(stdout);
-                                      },
-                                  .save = save_partial};
-    sequential = run_until_decided(judge, *policy, until, out.report, run_round, hooks);
-    out.interrupted = sequential->interrupted;
-    out.abandoned = sequential->abandoned;
-  }
-  save(out.report, true);
-  if (json_on_stdout) {
-    // stdout is the JSON (`-o -`, `-o /dev/stdout`): what people read (table, gate verdicts)
-    // goes to stderr from here on, so that stdout holds exactly one document.
-    std::fflush(stdout);
-    dup2(STDERR_FILENO, STDOUT_FILENO);
-  }
-  ConsoleExporter(stdout).write(out.report);
-  for (const std::string& w : write_errors) print_error(w);
-
-  int rc = kExitOk;
-  std::optional<gate::GateVerdict> verdicts;
-  if (!args.baseline.empty() && !out.interrupted) {
-    // The exporters (JUnit, the report, Prometheus) get the verdicts with the result.
-    if (sequential) {
-      // The last look's verdicts, at the alpha that look spent (a fresh comparison of the
-      // final data would spend all of alpha again).
-      verdicts = sequential->gate;
-      rc = report_gate(*verdicts, out.report, args.gate);
-      std::printf("until-decided: stopped: %s\n", sequential->stopped.c_str());
-    } else {
-      verdicts.emplace();
-      rc = gate_and_report(*baseline, out.report, args.gate, &*verdicts);
     }
-  }
-  // Interrupted: the figures measured until then, without verdicts (none were reached).
-  const int export_rc =
-      write_exports(a.exports, {.report = out.report,
-                                .gate = verdicts ? &*verdicts : nullptr,
-                                .baseline = baseline ? &*baseline : nullptr,
-                                .fail_on_inconclusive = args.gate.fail_on_inconclusive});
-  if (export_rc != kExitOk && rc == kExitOk) rc = export_rc;
+    RunOptions more = p.options;
+    more.runs = 1;
+    RunOutcome round = run_suites(subset, more, interrupt);
+    return Round{std::move(round.report), round.interrupted, round.abandoned};
+  };
+  const UntilDecidedHooks hooks{.progress =
+                                    [](const std::string& line) {
+                                      std::printf("%s\n", line.c_str());
+                                      std::fflush(stdout);
+                                    },
+                                .save = save};
+  return run_until_decided(judge, *g.policy, until, report, run_round, hooks);
+}
+
+// The exit code the suites' statuses, --require-rt and an unavailable --trace add to `rc`.
+int run_exit_code(const RunOutcome& out, const RunOptions& opt, int rc) {
   for (const SuiteResult& s : out.report.suites) {
     if (s.status == SuiteStatus::kFailed || s.status == SuiteStatus::kError) rc = kExitFailed;
     // A functional check the host kept from judging: not a pass, not the kernel's failure.
     if (s.status == SuiteStatus::kInconclusive && rc == kExitOk) rc = kExitInconclusive;
   }
-  if (!write_errors.empty()) rc = kExitFailed;
   if (opt.require_rt && out.rt_unavailable) {
     print_error("--require-rt: a suite could not run here: " + [&] {
       for (const SuiteResult& s : out.report.suites) {
@@ -199,7 +155,78 @@ int run_command(const RunCmdArgs& args) {
       std::fprintf(stderr, "rtgate: warning: --trace skipped: %s\n", out.trace_unavailable.c_str());
     }
   }
-  if (out.interrupted) rc = kExitInterrupted;
+  return out.interrupted ? kExitInterrupted : rc;
+}
+
+// The gate's verdicts on the result, printed, and its exit code (0 without a baseline).
+int gate_result(const RunCmdArgs& args, const GateSide& g,
+                const std::optional<UntilDecidedOutcome>& sequential, const RunReport& report,
+                std::optional<gate::GateVerdict>& verdicts) {
+  if (!g.baseline) return kExitOk;
+  if (sequential) {
+    // The last look's verdicts, at the alpha that look spent (a fresh comparison of the final
+    // data would spend all of alpha again).
+    verdicts = sequential->gate;
+    const int rc = report_gate(*verdicts, report, args.gate);
+    std::printf("until-decided: stopped: %s\n", sequential->stopped.c_str());
+    return rc;
+  }
+  verdicts.emplace();
+  return gate_and_report(*g.baseline, report, args.gate, &*verdicts);
+}
+
+int run_command(const RunCmdArgs& args) {
+  const std::int64_t started = monotonic_ns();
+  const RunArgs& a = args.run;
+  Prepared p;
+  if (int rc = prepare(a, &p); rc != kExitOk) return rc;
+  const RunOptions& opt = p.options;
+  UntilDecided until{.first_runs = opt.runs, .max_runs = args.max_runs, .started_ns = started};
+  GateSide g;
+  if (int rc = load_gate_side(args, until, g); rc != kExitOk) return rc;
+  if (g.baseline && opt.trace.enabled && !(a.trace_threshold_us > 0))
+    choose_thresholds(*g.baseline, p);
+  if (args.dry_run) return print_plan(args, p);
+
+  const std::atomic<bool>& interrupt = install_interrupt_handler();
+  // A device, FIFO or stdout gets the JSON once, at the end: its reader would see every save.
+  const bool json_streamed = !a.output.empty() && output_is_stream(a.output);
+  std::vector<std::string> write_errors;
+  // Only the last save's failures count: each save rewrites every file.
+  const auto save = [&](const RunReport& report, bool final) {
+    write_errors = save_result(a, report, final || !json_streamed);
+  };
+  const auto save_partial = [&](const RunReport& report) { save(report, false); };
+  RunOutcome out = run_suites(p.selection, opt, interrupt, save_partial);
+  std::optional<UntilDecidedOutcome> sequential;
+  if (args.until_decided && !out.interrupted && !out.abandoned) {
+    save_partial(out.report);
+    sequential = run_sequential(p, g, until, interrupt, save_partial, out.report);
+    out.interrupted = sequential->interrupted;
+    out.abandoned = sequential->abandoned;
+  }
+  save(out.report, true);
+  if (!a.output.empty() && output_is_stdout(a.output)) {
+    // stdout is the JSON (`-o -`, `-o /dev/stdout`): what people read (table, gate verdicts)
+    // goes to stderr from here on, so that stdout holds exactly one document.
+    std::fflush(stdout);
+    dup2(STDERR_FILENO, STDOUT_FILENO);
+  }
+  ConsoleExporter(stdout).write(out.report);
+  for (const std::string& w : write_errors) print_error(w);
+
+  std::optional<gate::GateVerdict> verdicts;
+  // Interrupted: the figures measured until then, without verdicts (none were reached).
+  int rc = out.interrupted ? kExitOk : gate_result(args, g, sequential, out.report, verdicts);
+  // The exporters (JUnit, the report, Prometheus) get the verdicts with the result.
+  const int export_rc =
+      write_exports(a.exports, {.report = out.report,
+                                .gate = verdicts ? &*verdicts : nullptr,
+                                .baseline = g.baseline ? &*g.baseline : nullptr,
+                                .fail_on_inconclusive = args.gate.fail_on_inconclusive});
+  if (export_rc != kExitOk && rc == kExitOk) rc = export_rc;
+  if (!write_errors.empty()) rc = kExitFailed;
+  rc = run_exit_code(out, opt, rc);
   if (out.abandoned) {
     // A suite thread is still running: leave without running static destructors under it.
     rc = finish_stdout(rc);

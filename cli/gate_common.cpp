@@ -4,7 +4,6 @@
 
 #include "base/io/output_file.h"
 #include "cli/commands.h"
-#include "cli/session_inputs.h"
 #include "exporters/gate_table.h"
 #include "exporters/junit_exporter.h"
 #include "results/result_json.h"
@@ -18,6 +17,13 @@ std::optional<RunReport> load_result(const std::string& path, const char* role) 
     print_error(std::string(role) + ": " + e.what());
     return std::nullopt;
   }
+}
+
+std::optional<gate::BaselineSessions> load_sessions(const RunReport& base, const GateInputs& in) {
+  std::string error;
+  auto sessions = gate::BaselineSessions::load(base, in.more_baselines, in.history_dir, &error);
+  if (!sessions) print_error(error);
+  return sessions;
 }
 
 std::optional<gate::Policy> load_policy_option(const std::string& path) {
@@ -58,7 +64,7 @@ int gate_and_report(const RunReport& base, const RunReport& cur, const GateInput
                     gate::GateVerdict* out) {
   const std::optional<gate::Policy> policy = load_gate_policy(base, cur, in);
   if (!policy) return kExitUsage;
-  const auto sessions = SessionInputs::load(base, in);
+  const auto sessions = load_sessions(base, in);
   if (!sessions) return kExitUsage;
   const gate::GateVerdict report = sessions->compare(cur, *policy);
   if (out != nullptr) *out = report;
@@ -75,7 +81,7 @@ std::optional<JudgedResult> load_judged(const std::string& result_path,
   if (!(j.baseline = load_result(baseline_path, "--baseline"))) return std::nullopt;
   const auto policy = load_gate_policy(*j.baseline, j.current, in);
   if (!policy) return std::nullopt;
-  const auto sessions = SessionInputs::load(*j.baseline, in);
+  const auto sessions = load_sessions(*j.baseline, in);
   if (!sessions) return std::nullopt;
   j.verdicts = sessions->compare(j.current, *policy);
   return j;

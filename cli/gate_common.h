@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "gate/pair/baseline_sessions.h"
 #include "gate/pair/compare.h"
 
 namespace rtgate::cli {
@@ -17,13 +18,17 @@ struct GateInputs {
   bool fail_on_inconclusive = false;
   std::string junit_path;
   // Further baseline sessions (gate BASE... CUR) and the host's history (--history DIR): what
-  // the session noise is learned from (cli/session_inputs.h).
+  // the session noise is learned from (gate/pair/baseline_sessions.h).
   std::vector<std::string> more_baselines;
   std::string history_dir;
 };
 
 // Reads a result file; on failure prints the one-line error and returns nullopt.
 std::optional<RunReport> load_result(const std::string& path, const char* role);
+
+// The further baselines and the history of `in`; on bad input prints the one-line error and
+// returns nullopt (exit 2). `base` must outlive the result.
+std::optional<gate::BaselineSessions> load_sessions(const RunReport& base, const GateInputs& in);
 
 // The policy --policy names (the default one when `path` is empty); on a bad file prints the
 // one-line error and returns nullopt (exit 2).
@@ -58,7 +63,7 @@ void add_verdict_options(CLI::App* cmd, GateInputs& in);
 // --history DIR, as every command that gates takes it.
 void add_history_option(CLI::App* cmd, GateInputs& in);
 
-// load_gate_policy, the sessions (SessionInputs), compare, report_gate. `out`, when given, receives
+// load_gate_policy, the sessions (load_sessions), compare, report_gate. `out`, when given, receives
 // the comparison (for exporters that carry verdicts).
 int gate_and_report(const RunReport& base, const RunReport& cur, const GateInputs& in,
                     gate::GateVerdict* out = nullptr);

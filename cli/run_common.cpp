@@ -215,10 +215,10 @@ int prepare(const RunArgs& a, Prepared* out) {
     }
     opt.cpus = *cpus;
   }
-  if (std::string why_load; !load::parse_load_spec(a.load, &why_load)) {
-    return print_error("--load: " + why_load), kExitUsage;
-  }
-  opt.load = a.load;
+  std::string why_load;
+  const std::optional<load::LoadSpec> loads = load::parse_load_spec(a.load, &why_load);
+  if (!loads) return print_error("--load: " + why_load), kExitUsage;
+  opt.load = *loads;
   opt.trace.enabled = !a.trace.empty() || a.break_us > 0;
   opt.trace.locks = a.trace == "locks";
   opt.trace.threshold_us = a.trace_threshold_us;

@@ -94,7 +94,7 @@ void emit_gate_table(const gate::GateVerdict& report, TableFormat format,
       put(s.suite + "/" + m.case_name + "/" + m.metric + ": " + gate::to_string(m.verdict) + ": " +
           m.reason + "\n");
       for (const auto& e : m.evidence) {
-        put("    " + e.test + (e.deciding ? " (decided)" : "") + ": " + e.detail + "\n");
+        put("    " + std::string(gate::to_string(e.test)) + (e.deciding ? " (decided)" : "") + ": " + e.detail + "\n");
       }
       for (const auto& t : m.trace) put("    trace: " + t + "\n");
     }
@@ -239,7 +239,7 @@ ojson metric_json(const gate::MetricVerdict& m) {
            {"trace", m.trace},
            {"evidence", ojson::array()}};
   for (const auto& e : m.evidence) {
-    jm["evidence"].push_back({{"test", e.test},
+    jm["evidence"].push_back({{"test", gate::to_string(e.test)},
                               {"statistic", e.statistic},
                               {"baseline", num(e.baseline)},
                               {"current", num(e.current)},

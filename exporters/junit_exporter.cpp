@@ -174,7 +174,7 @@ std::vector<JunitSuite> junit_from_gate(const gate::GateVerdict& report, const R
                     m.reason;
         if (!m.trace.empty()) c.message += "; trace: " + m.trace.front();
         for (const auto& e : m.evidence) {
-          c.body += e.test + (e.deciding ? " (decided)" : "") + ": " + e.detail + "\n";
+          c.body += std::string(gate::to_string(e.test)) + (e.deciding ? " (decided)" : "") + ": " + e.detail + "\n";
         }
         for (const auto& t : m.trace) c.body += "trace: " + t + "\n";
         for (const gate::CauseComparison& cc : report.causes) {

@@ -11,6 +11,7 @@
 #include "framework/params.h"
 #include "framework/registry.h"
 #include "framework/trace/traced_run.h"
+#include "results/load_spec.h"
 #include "results/report.h"
 
 namespace rtgate {
@@ -27,7 +28,7 @@ struct RunOptions {
   bool require_rt = false;  // a suite that needs RT and cannot have it ends the run (exit 4)
   double watchdog_s = 10;   // a measuring thread silent this long ends its suite with "error"
   bool progress = false;    // live progress line on stdout (the CLI enables it on a TTY)
-  std::string load;         // --load spec, run beside every suite run ("" = none)
+  load::LoadSpec load;      // --load, run beside every suite run (empty: none)
   trace::TraceOptions trace;  // --trace: a private trace of every run, its worst samples explained
   // Called from the runner's thread with each run's context when the run starts, and with nullptr
   // before the context goes away, for live views (rtgate serve). Never called on a measured path.

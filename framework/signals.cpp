@@ -6,11 +6,9 @@ namespace rtgate {
 namespace {
 
 std::atomic<bool> g_interrupted{false};
-std::atomic<int> g_signal{0};
 static_assert(std::atomic<bool>::is_always_lock_free, "used from a signal handler");
 
 void on_signal(int sig) {
-  g_signal.store(sig);
   g_interrupted.store(true);
   // The next one is not caught: a user who presses ^C twice means it.
   signal(sig, SIG_DFL);
@@ -27,8 +25,6 @@ const std::atomic<bool>& install_interrupt_handler() {
   for (const int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
   return g_interrupted;
 }
-
-int interrupt_signal() { return g_signal.load(); }
 
 void survive_sigpipe() {
   struct sigaction sa {};

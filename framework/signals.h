@@ -10,8 +10,6 @@ namespace rtgate {
 
 // Installs the handlers (idempotent) and returns the flag they set.
 const std::atomic<bool>& install_interrupt_handler();
-// The signal that interrupted the run (SIGINT, SIGTERM or SIGHUP), 0 if none.
-int interrupt_signal();
 
 // Makes SIGPIPE harmless for this process: a write to a closed pipe fails with EPIPE. Caught by
 // an empty handler rather than ignored, because SIG_IGN would be inherited by what rtgate

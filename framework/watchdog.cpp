@@ -37,7 +37,6 @@ Watchdog::Watchdog(RunContext& ctx, double stall_s, double grace_s)
                       .prefault_stack_bytes = 32 * 1024};
   try {
     thread_ = std::make_unique<rt::RtThread>(spec, [this] { loop(); });
-    running_rt_ = true;
   } catch (const rt::RtError&) {
     // Without RT privileges no suite thread is RT either: a normal thread is enough.
     spec.policy = rt::Policy::kOther;

@@ -29,7 +29,6 @@ class Watchdog {
 
   bool fired() const { return fired_.load(); }
   std::string reason() const;
-  bool running_rt() const { return running_rt_; }  // false when it fell back to SCHED_OTHER
 
  private:
   void loop();
@@ -42,7 +41,6 @@ class Watchdog {
   // a lower-priority thread holds can delay the watchdog.
   std::atomic<bool> fired_{false};
   char reason_[192] = {};
-  bool running_rt_ = false;
   std::unique_ptr<rt::RtThread> thread_;
 };
 

@@ -2,25 +2,9 @@
 
 #include <utility>
 
-#include "base/text/strings.h"
 #include "framework/background_load/load_registry.h"
 
 namespace rtgate::load {
-namespace {
-
-using text::trim;
-
-std::vector<std::string> split_args(std::string_view s) {
-  std::vector<std::string> out;
-  while (true) {
-    const std::size_t colon = s.find(':');
-    out.emplace_back(trim(s.substr(0, colon)));
-    if (colon == std::string_view::npos) return out;
-    s.remove_prefix(colon + 1);
-  }
-}
-
-}  // namespace
 
 LoadSet::~LoadSet() { stop(); }
 
@@ -54,43 +38,43 @@ std::vector<LoadReport> LoadSet::reports() const {
   return out;
 }
 
-std::optional<LoadSet> parse_load_spec(std::string_view spec, std::string* error) {
-  LoadSet set;
-  if (trim(spec).empty()) return set;
-  std::string_view rest = spec;
-  while (true) {
-    const std::size_t comma = rest.find(',');
-    std::string_view item = trim(rest.substr(0, comma));
-    if (item.empty()) {
-      *error = "empty item in '" + std::string(spec) + "' (items are separated by ',')";
-      return std::nullopt;
-    }
-    const std::size_t colon = item.find(':');
-    const std::string_view name = trim(item.substr(0, colon));
-    const LoadKind* kind = find_load_kind(name);
-    if (kind == nullptr) {
-      *error = "item '" + std::string(item) + "': unknown kind '" + std::string(name) +
-               "' (known: " + load_kind_names() + ")";
-      return std::nullopt;
-    }
-    const bool swallow = kind->takes_rest && colon != std::string_view::npos;
-    std::vector<std::string> args;
-    if (swallow) {
-      item = trim(rest);  // the whole remainder, commas included
-      args.emplace_back(item.substr(colon + 1));
-    } else if (colon != std::string_view::npos) {
-      args = split_args(item.substr(colon + 1));
-    }
-    std::string why;
-    std::unique_ptr<Load> load = kind->make(args, &why);
-    if (load == nullptr) {
-      *error = "item '" + std::string(item) + "': " + why + " (usage: " + kind->usage + ")";
-      return std::nullopt;
-    }
-    set.add(std::string(item), std::move(load));
-    if (swallow || comma == std::string_view::npos) return set;
-    rest.remove_prefix(comma + 1);
+namespace {
+
+// The item as a kind's factory takes it, or nullptr and *error naming the item.
+std::unique_ptr<Load> make_item(const LoadItemSpec& item, std::string* error) {
+  const std::string shown = LoadSpec{{item}}.text();
+  const LoadKind* kind = find_load_kind(item.kind);
+  if (kind == nullptr) {
+    *error =
+        "item '" + shown + "': unknown kind '" + item.kind + "' (known: " + load_kind_names() + ")";
+    return nullptr;
   }
+  std::string why;
+  std::unique_ptr<Load> load = kind->make(item.args, &why);
+  if (load == nullptr) *error = "item '" + shown + "': " + why + " (usage: " + kind->usage + ")";
+  return load;
+}
+
+}  // namespace
+
+std::optional<LoadSpec> parse_load_spec(std::string_view text, std::string* error) {
+  const TakesRest takes_rest = [](std::string_view name) {
+    const LoadKind* kind = find_load_kind(name);
+    return kind != nullptr && kind->takes_rest;
+  };
+  std::optional<LoadSpec> spec = parse_load_text(text, error, takes_rest);
+  if (spec && !make_loads(*spec, error)) return std::nullopt;
+  return spec;
+}
+
+std::optional<LoadSet> make_loads(const LoadSpec& spec, std::string* error) {
+  LoadSet set;
+  for (const LoadItemSpec& item : spec.items) {
+    std::unique_ptr<Load> load = make_item(item, error);
+    if (load == nullptr) return std::nullopt;
+    set.add(LoadSpec{{item}}.text(), std::move(load));
+  }
+  return set;
 }
 
 }  // namespace rtgate::load

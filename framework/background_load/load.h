@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "results/load_report.h"
+#include "results/load_spec.h"
 
 namespace rtgate::load {
 
@@ -41,7 +42,7 @@ class LoadSet {
   LoadSet& operator=(LoadSet&&) = default;
   ~LoadSet();
 
-  // `spec` is the item as written; it becomes the report's spec.
+  // `spec` is the item's canonical text; it becomes the report's spec.
   void add(std::string spec, std::unique_ptr<Load> load);
   // Starts every load in order. If one fails, the ones already started are stopped and a
   // LoadError naming the item is thrown.
@@ -59,10 +60,14 @@ class LoadSet {
   std::vector<Item> items_;
 };
 
-// Parses "cpu:2,fault:1,msg:1,io:1,rt:1:50:20,stress:--cpu 2 --vm 1": items separated by ',',
-// each `kind[:arg[:arg...]]`; a kind that takes the rest (stress) swallows everything after its
-// ':' verbatim, commas included, so it must come last. Whitespace around items is ignored; an
-// all-blank spec is an empty set. Bad input is nullopt and a one-line *error naming the item.
-std::optional<LoadSet> parse_load_spec(std::string_view spec, std::string* error);
+// Parses "cpu:2,fault:1,msg:1,io:1,rt:1:50:20,stress:--cpu 2 --vm 1" (results/load_spec.h has
+// the syntax) against the registered kinds: a kind that takes the rest (stress) swallows
+// everything after its ':', commas included, so it must come last. Each item is checked by
+// building it once (nothing starts). An all-blank spec is no load. Bad input is nullopt and a
+// one-line *error naming the item. What the CLI calls once, where the spec enters.
+std::optional<LoadSpec> parse_load_spec(std::string_view spec, std::string* error);
+
+// Fresh generators for one run of a spec parse_load_spec accepted, in spec order.
+std::optional<LoadSet> make_loads(const LoadSpec& spec, std::string* error);
 
 }  // namespace rtgate::load

@@ -166,33 +166,27 @@ double tail_df(const History& h, const std::vector<StatisticTrend>& trends, bool
   return excess > 0 ? 4 + 6 / excess : INFINITY;
 }
 
-}  // namespace
-
-HistoryReport judge_history(const History& history, const Policy& policy, int baseline_session) {
-  HistoryReport out;
-  out.alpha = policy.alpha;
+// The kernels in order of their first session, and each session's kernel index.
+void index_kernels(const History& history, HistoryReport& out, std::vector<int>& session_kernel) {
   std::map<std::string, int> kernel_index;
-  std::vector<int> session_kernel;
   for (const HistorySession& s : history.sessions) {
     const auto [it, added] = kernel_index.emplace(s.kernel, static_cast<int>(out.kernels.size()));
     if (added) out.kernels.push_back(s.kernel);
     session_kernel.push_back(it->second);
   }
-  if (history.sessions.empty()) {
-    out.reason = "no sessions";
-    return out;
-  }
-  out.newest_kernel = history.sessions.back().kernel;
-  for (auto it = history.sessions.rbegin();
-       it != history.sessions.rend() && it->kernel == out.newest_kernel; ++it) {
-    ++out.newest_sessions;
-  }
+}
+
+// Per series its change points, then (the tails they show) the segmentation again at the
+// history's tail df, then the newest kernel's test. Series are independent: each pass runs on
+// every core. Returns each series' test.
+std::vector<ChangePointTest> find_trends(const History& history, const Policy& policy,
+                                         const std::vector<int>& session_kernel,
+                                         HistoryReport& out) {
   std::map<std::tuple<std::string, std::string, std::string>, int> per_metric;
   for (const HistorySeries& s : history.series) ++per_metric[{s.suite, s.case_name, s.metric}];
   out.family = policy.alpha_scope == AlphaScope::kMetric
                    ? 1
                    : std::max(policy.family_size, static_cast<int>(per_metric.size()));
-  const int newest_session = static_cast<int>(history.sessions.size()) - 1;
   // First the change points of every series, then the tails they show, then the newest test.
   // Series are independent: each pass runs on every core.
   std::vector<ChangePointTest> tests(history.series.size());
@@ -226,8 +220,19 @@ HistoryReport judge_history(const History& history, const Policy& policy, int ba
     StatisticTrend& t = out.trends[i];
     t.findings.newest = test_newest(history.series[i].values, t.kernel, t.findings, tests[i]);
   });
+  return tests;
+}
+
+// What the newest kernel's tests say, series by series.
+struct NewestCount {
   int testable = 0, untestable = 0, worse = 0;
-  std::string first_worse;
+  std::string first_worse;  // the first worse statistic and its change
+};
+
+NewestCount judge_newest(const History& history, const std::vector<ChangePointTest>& tests,
+                         HistoryReport& out) {
+  const int newest_session = static_cast<int>(history.sessions.size()) - 1;
+  NewestCount count;
   for (std::size_t i = 0; i < out.trends.size(); ++i) {
     StatisticTrend& t = out.trends[i];
     const HistorySeries& s = history.series[i];
@@ -235,20 +240,25 @@ HistoryReport judge_history(const History& history, const Policy& policy, int ba
     const Shift& n = t.findings.newest;
     if (s.sessions.empty() || s.sessions.back() != newest_session) continue;
     if (n.at < 0) {
-      ++untestable;
+      ++count.untestable;
       continue;
     }
-    ++testable;
+    ++count.testable;
     const bool beyond = beyond_floor(s, t.floor, level_before(t.findings, n), n.size);
     t.newest_worse = n.found && beyond;
     const double better_p = upper_tail((test.higher_is_worse ? -n.size : n.size) / n.se, n.df);
     t.newest_better = beyond && better_p <= t.alpha;
-    if (t.newest_worse && worse++ == 0) {
-      first_worse =
+    if (t.newest_worse && count.worse++ == 0) {
+      count.first_worse =
           statistic_name(s) + " " + describe_change(s, level_before(t.findings, n), n.size);
     }
   }
-  add_notes(history, baseline_session, out);
+  return count;
+}
+
+void set_outcome(const NewestCount& count, HistoryReport& out) {
+  const int worse = count.worse, testable = count.testable, untestable = count.untestable;
+  const std::string& first_worse = count.first_worse;
   const std::string worse_text =
       std::to_string(worse) + " statistic" + (worse == 1 ? "" : "s") + " (" + first_worse + ")";
   if (worse > 0 && out.newest_sessions < 2) {
@@ -276,6 +286,28 @@ HistoryReport judge_history(const History& history, const Policy& policy, int ba
                            " had fewer than 3 sessions before kernel " + out.newest_kernel +
                            " since their last change point";
   }
+}
+
+}  // namespace
+
+HistoryReport judge_history(const History& history, const Policy& policy, int baseline_session) {
+  HistoryReport out;
+  out.alpha = policy.alpha;
+  std::vector<int> session_kernel;
+  index_kernels(history, out, session_kernel);
+  if (history.sessions.empty()) {
+    out.reason = "no sessions";
+    return out;
+  }
+  out.newest_kernel = history.sessions.back().kernel;
+  for (auto it = history.sessions.rbegin();
+       it != history.sessions.rend() && it->kernel == out.newest_kernel; ++it) {
+    ++out.newest_sessions;
+  }
+  const std::vector<ChangePointTest> tests = find_trends(history, policy, session_kernel, out);
+  const NewestCount count = judge_newest(history, tests, out);
+  add_notes(history, baseline_session, out);
+  set_outcome(count, out);
   out.causes = history_causes(history, policy.alpha);
   return out;
 }

@@ -20,6 +20,30 @@ const char* to_string(Verdict verdict) {
   return "?";
 }
 
+const char* to_string(EvidenceTest test) {
+  switch (test) {
+    case EvidenceTest::kRunQuantile:
+      return "run_quantile";
+    case EvidenceTest::kRunMax:
+      return "run_max";
+    case EvidenceTest::kRunValue:
+      return "run_value";
+    case EvidenceTest::kEventRate:
+      return "event_rate";
+    case EvidenceTest::kBudget:
+      return "budget";
+    case EvidenceTest::kZeroRuns:
+      return "zero_runs";
+    case EvidenceTest::kWorstMax:
+      return "worst_max";
+    case EvidenceTest::kNotComparable:
+      return "not_comparable";
+    case EvidenceTest::kBaselineCv:
+      return "baseline_cv";
+  }
+  return "?";
+}
+
 std::optional<Verdict> verdict_from(const std::string& s) {
   for (auto v : {Verdict::kImproved, Verdict::kUnchanged, Verdict::kRegressed,
                  Verdict::kInconclusive, Verdict::kMissing}) {

@@ -32,16 +32,26 @@ std::optional<Verdict> verdict_from(const std::string& s);
 int severity(Verdict verdict);
 Verdict worst(Verdict a, Verdict b);
 
-// One test or check behind a metric verdict.
-// One statistic's comparison (or a budget check) behind a metric verdict.
+// What an Evidence is: a statistic's comparison, or a check of a fact.
+enum class EvidenceTest {
+  kRunQuantile,    // a latency quantile per run
+  kRunMax,         // the per-run max
+  kRunValue,       // throughput or duration per run
+  kEventRate,      // event counts per run
+  kBudget,         // current's exact max against the policy's absolute budget
+  kZeroRuns,       // runs of a throughput that made no progress
+  kWorstMax,       // current's exact max against the baseline's worst, which "unchanged" needs
+  kNotComparable,  // a statistic a side does not have (an imported summary-only metric's
+                   // quantiles): it keeps the metric from "unchanged", and is never a regression
+  kBaselineCv,     // the baseline's spread is over the policy's max_baseline_cv_pct
+};
+// "run_quantile", "run_max", "run_value", "event_rate", "budget", "zero_runs", "worst_max",
+// "not_comparable", "baseline_cv": the names the outputs carry.
+const char* to_string(EvidenceTest test);
+
+// One statistic's comparison (or a check) behind a metric verdict.
 struct Evidence {
-  // "run_quantile" (a latency quantile per run), "run_max" (the per-run max), "run_value"
-  // (throughput or duration per run), "event_rate" (event counts per run), "budget",
-  // "zero_runs" (runs of a throughput that made no progress), "worst_max" (current's exact max
-  // against the baseline's worst, which "unchanged" needs), "not_comparable" (a statistic a side
-  // does not have, an imported summary-only metric's quantiles: it keeps the metric from
-  // "unchanged", and is never a regression).
-  std::string test;
+  EvidenceTest test = EvidenceTest::kRunQuantile;
   std::string statistic;  // "p99", "p999", "max", "value", "rate"; "" for a budget
   // One-sided p-value in the worse direction (the run-level test); NaN for a budget.
   double p_value = NAN;
@@ -87,6 +97,8 @@ struct MetricVerdict {
   // The level its p_worse was held against (Holm's at its rank), for the table.
   double level = NAN;
   std::string decided_by;  // which evidence decided: "p999 per run", "budget", ...
+  // The kind of that evidence; nullopt when none alone decided (equivalence, or undecided).
+  std::optional<EvidenceTest> decided_test;
   // The key evidence's change and interval (as Evidence: a ratio, or events per run when ratio
   // is false) and the change it could detect: the deciding statistic, or the least decided one.
   double effect = NAN, effect_low = NAN, effect_high = NAN, detectable = NAN;

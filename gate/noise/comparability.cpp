@@ -5,6 +5,7 @@
 #include <set>
 
 #include "gate/noise/session_noise.h"
+#include "results/load_spec.h"
 
 namespace rtgate::gate {
 namespace {
@@ -17,6 +18,14 @@ std::string number(double v) {
 }
 
 std::string quoted(const std::string& s) { return "'" + s + "'"; }
+
+// A recorded --load by its structure (results/load_spec.h): its canonical text, or the text as
+// it stands when it does not parse (another tool's, or damaged), compared as it is.
+std::string load_key(const std::string& recorded) {
+  std::string why;
+  const std::optional<load::LoadSpec> spec = load::parse_load_text(recorded, &why);
+  return spec ? spec->text() : recorded;
+}
 
 std::string shown(const ParamValue& v) {
   struct Show {
@@ -64,14 +73,14 @@ void option_differences(const RunOptionsRecord& b, const RunOptionsRecord& c,
     out.push_back(
         change("cpus", or_empty(b.cpus, "(all allowed)"), or_empty(c.cpus, "(all allowed)")));
   }
-  if (b.load != c.load) {
+  if (load_key(b.load) != load_key(c.load)) {
     out.push_back(change("load", or_empty(b.load, "(none)"), or_empty(c.load, "(none)")));
   }
 }
 
 std::vector<std::string> load_specs(const SuiteResult& s) {
   std::set<std::string> specs;
-  for (const load::LoadReport& l : s.loads) specs.insert(l.spec);
+  for (const load::LoadReport& l : s.loads) specs.insert(load_key(l.spec));
   return {specs.begin(), specs.end()};
 }
 

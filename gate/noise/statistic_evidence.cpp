@@ -96,9 +96,9 @@ Evidence log_statistic(const std::vector<const Metric*>& base, const Metric& cur
                        const std::string& statistic, double floor_pct, const Levels& lv, double a,
                        const stats::VariancePrior& prior, const SessionNoise& noise, int min_runs,
                        Oriented& o) {
-  Evidence e{.test = statistic == "max"     ? "run_max"
-                     : statistic == "value" ? "run_value"
-                                            : "run_quantile",
+  Evidence e{.test = statistic == "max"     ? EvidenceTest::kRunMax
+                     : statistic == "value" ? EvidenceTest::kRunValue
+                                            : EvidenceTest::kRunQuantile,
              .statistic = statistic};
   const SideValues b = side_values(base, statistic), c = side_values(cur, statistic);
   e.baseline = geometric_mean(b);
@@ -153,7 +153,7 @@ Evidence log_statistic(const std::vector<const Metric*>& base, const Metric& cur
 
 Evidence event_statistic(const std::vector<const Metric*>& base, const Metric& cur, double floor,
                          const Levels& lv, double a, const SessionNoise& noise, Oriented& o) {
-  Evidence e{.test = "event_rate", .statistic = "rate", .ratio = false, .floor = floor};
+  Evidence e{.test = EvidenceTest::kEventRate, .statistic = "rate", .ratio = false, .floor = floor};
   const SideCounts b = side_counts(base), c = side_counts({&cur});
   e.baseline = stats::amean(b.values);
   e.current = stats::amean(c.values);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/stats/holm.h"
 #include "gate/cause/cause_evidence.h"
 #include "gate/model/format.h"
 #include "gate/noise/comparability.h"
@@ -116,7 +117,7 @@ std::string interference(const SuiteResult& s) {
 void undecide(SuiteVerdict& s, const std::string& why) {
   for (MetricVerdict& m : s.metrics) {
     if (!m.gated || m.verdict == Verdict::kMissing || m.verdict == Verdict::kInconclusive ||
-        m.decided_by == "budget") {
+        m.decided_test == EvidenceTest::kBudget) {
       continue;
     }
     m.reason = "would be " + std::string(to_string(m.verdict)) + " (" + m.reason + "), but " + why;
@@ -132,7 +133,7 @@ std::string steal_explains(const MetricVerdict& m, const StealExcess& e) {
                        : m.verdict == Verdict::kUnchanged || m.verdict == Verdict::kImproved
                            ? e.baseline
                            : 0;
-  if (!m.gated || share <= 0 || m.decided_by == "budget") return "";
+  if (!m.gated || share <= 0 || m.decided_test == EvidenceTest::kBudget) return "";
   const bool decided = m.verdict != Verdict::kUnchanged;  // "unchanged" may hide what steal did
   if (decided && (m.kind == MetricKind::kThroughput || m.kind == MetricKind::kDuration) &&
       std::abs(m.change_pct) / 100 > share) {
@@ -209,33 +210,23 @@ void finish_suite(const SuiteResult& bs, const SuiteResult& cs, const Policy& po
   }
 }
 
-// Holm's step-down over the judged metrics in a family of `family` hypotheses (family >= the
-// number of rows): the i-th smallest p (0-based) is held against alpha / (family - i), and
-// rejection stops at the first that fails. Returns which rows were rejected; sets each row's
-// level when `set_level`.
+// Holm's step-down (stats::holm) over the judged metrics in a family of `family` hypotheses
+// (family >= the number of rows), or each metric at its own level when `per_metric` (a level an
+// earlier look set, else alpha). Returns which rows were rejected; sets each row's level when
+// `set_level`.
 std::vector<bool> holm(const std::vector<MetricVerdict*>& rows, bool worse, int family,
                        double alpha, bool per_metric, bool set_level) {
-  std::vector<std::size_t> order(rows.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  auto p = [&](std::size_t i) { return worse ? rows[i]->p_worse : rows[i]->p_better; };
-  std::stable_sort(order.begin(), order.end(), [&](auto a, auto b) { return p(a) < p(b); });
-  std::vector<bool> rejected(rows.size(), false);
-  bool stopped = false;
-  for (std::size_t rank = 0; rank < order.size(); ++rank) {
-    const std::size_t i = order[rank];
-    const double level = per_metric ? (std::isnan(rows[i]->level) ? alpha : rows[i]->level)
-                                    : alpha / static_cast<double>(family - static_cast<int>(rank));
-    if (set_level) rows[i]->level = level;
-    const bool ok = p(i) <= level;
+  std::vector<double> p;
+  for (const MetricVerdict* r : rows) p.push_back(worse ? r->p_worse : r->p_better);
+  stats::HolmResult h = stats::holm(p, alpha, static_cast<std::size_t>(std::max(family, 0)));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
     if (per_metric) {
-      rejected[i] = ok;
-    } else if (!stopped && ok) {
-      rejected[i] = true;
-    } else {
-      stopped = true;
+      h.levels[i] = std::isnan(rows[i]->level) ? alpha : rows[i]->level;
+      h.rejected[i] = p[i] <= h.levels[i];
     }
+    if (set_level) rows[i]->level = h.levels[i];
   }
-  return rejected;
+  return h.rejected;
 }
 
 void decide_all(GateVerdict& g, const Policy& policy) {
@@ -286,6 +277,67 @@ std::string incompleteness(const RunReport& cur) {
                       : "the current result is incomplete (the run was interrupted or ended early)";
 }
 
+// The suites of both sides paired: a verdict per suite (missing, skipped or to be judged), the
+// metrics to judge, and per verdict the pair of suites it judges (nulls for a missing one).
+using SuitePairs = std::vector<std::pair<const SuiteResult*, const SuiteResult*>>;
+SuitePairs pair_suites(const RunReport& base, const RunReport& cur, const Policy& policy,
+                       GateVerdict& g, std::vector<Pending>& pending) {
+  SuitePairs matched;
+  for (const SuiteResult& bs : base.suites) {
+    const SuiteResult* cs = cur.find(bs.name);
+    if (cs == nullptr) {
+      g.suites.push_back(missing_suite(bs, "suite absent in current", Side::kBaselineOnly));
+    } else if (cs->status == SuiteStatus::kSkipped && bs.status == SuiteStatus::kSkipped) {
+      g.suites.push_back(missing_suite(*cs, "skipped in both: " + cs->reason, Side::kCurrentOnly));
+    } else if (cs->status == SuiteStatus::kSkipped) {
+      g.suites.push_back(
+          missing_suite(bs, "skipped in current: " + cs->reason, Side::kBaselineOnly));
+    } else if (bs.status == SuiteStatus::kSkipped) {
+      g.suites.push_back(
+          missing_suite(*cs, "skipped in baseline: " + bs.reason, Side::kCurrentOnly));
+    } else {
+      g.suites.push_back(SuiteVerdict{.suite = bs.name});
+      pair_cases(bs, *cs, policy, g.suites.size() - 1, g.suites.back(), pending);
+      matched.emplace_back(&bs, cs);
+      continue;
+    }
+    matched.emplace_back(nullptr, nullptr);
+  }
+  for (const SuiteResult& cs : cur.suites) {
+    if (base.find(cs.name) == nullptr) {
+      g.suites.push_back(
+          missing_suite(cs, "suite new in current; no baseline", Side::kCurrentOnly));
+    }
+  }
+  return matched;
+}
+
+// The overall verdict: the worst gated suite's, made inconclusive by differing environments or
+// run options (unless a fact about current decided: a failed suite, a budget) or by an
+// incomplete current result.
+void decide_overall(const RunReport& base, const RunReport& cur, const Policy& policy,
+                    GateVerdict& g) {
+  const RunOptionsDiff options = run_option_differences(base, cur);
+  for (const std::string& d : options.differences) g.incomparable.push_back("run options: " + d);
+  const std::string incomplete = incompleteness(cur);
+  if (!incomplete.empty()) g.incomparable.push_back(incomplete);
+
+  bool hard = false;  // a fact about current that holds on any machine: failed, over budget
+  for (const SuiteVerdict& s : g.suites) {
+    if (!s.gated) continue;
+    g.overall = worst(g.overall, s.verdict);
+    hard = hard || (!s.reason.empty() && s.verdict == Verdict::kRegressed);
+    for (const MetricVerdict& m : s.metrics) {
+      hard = hard || (m.gated && m.decided_test == EvidenceTest::kBudget);
+    }
+  }
+  const bool options_differ = !options.differences.empty() && !policy.allow_env_mismatch;
+  if ((g.environment_mismatch || options_differ) && g.overall != Verdict::kMissing) {
+    g.overall = hard ? Verdict::kRegressed : Verdict::kInconclusive;
+  }
+  if (!incomplete.empty()) g.overall = worst(g.overall, Verdict::kInconclusive);
+}
+
 }  // namespace
 
 GateVerdict compare(const RunReport& base, const RunReport& cur, const Policy& policy) {
@@ -315,34 +367,7 @@ GateVerdict compare(const std::vector<const RunReport*>& given_base, const RunRe
   g.environment_mismatch = env.mismatch && !policy.allow_env_mismatch;
 
   std::vector<Pending> pending;
-  std::vector<std::pair<const SuiteResult*, const SuiteResult*>> matched;
-  for (const SuiteResult& bs : base.suites) {
-    const SuiteResult* cs = cur.find(bs.name);
-    if (cs == nullptr) {
-      g.suites.push_back(missing_suite(bs, "suite absent in current", Side::kBaselineOnly));
-    } else if (cs->status == SuiteStatus::kSkipped && bs.status == SuiteStatus::kSkipped) {
-      g.suites.push_back(missing_suite(*cs, "skipped in both: " + cs->reason, Side::kCurrentOnly));
-    } else if (cs->status == SuiteStatus::kSkipped) {
-      g.suites.push_back(
-          missing_suite(bs, "skipped in current: " + cs->reason, Side::kBaselineOnly));
-    } else if (bs.status == SuiteStatus::kSkipped) {
-      g.suites.push_back(
-          missing_suite(*cs, "skipped in baseline: " + bs.reason, Side::kCurrentOnly));
-    } else {
-      g.suites.push_back(SuiteVerdict{.suite = bs.name});
-      pair_cases(bs, *cs, policy, g.suites.size() - 1, g.suites.back(), pending);
-      matched.emplace_back(&bs, cs);
-      continue;
-    }
-    matched.emplace_back(nullptr, nullptr);
-  }
-  for (const SuiteResult& cs : cur.suites) {
-    if (base.find(cs.name) == nullptr) {
-      g.suites.push_back(
-          missing_suite(cs, "suite new in current; no baseline", Side::kCurrentOnly));
-    }
-  }
-
+  const SuitePairs matched = pair_suites(base, cur, policy, g, pending);
   for (const Pending& p : pending) g.judged_metrics += p.policy.gated ? 1 : 0;
   g.family =
       policy.alpha_scope == AlphaScope::kGate ? std::max(policy.family_size, g.judged_metrics) : 1;
@@ -367,23 +392,7 @@ GateVerdict compare(const std::vector<const RunReport*>& given_base, const RunRe
       finish_suite(*matched[i].first, *matched[i].second, policy, g.suites[i], g.incomparable);
     }
   }
-  const RunOptionsDiff options = run_option_differences(base, cur);
-  for (const std::string& d : options.differences) g.incomparable.push_back("run options: " + d);
-  const std::string incomplete = incompleteness(cur);
-  if (!incomplete.empty()) g.incomparable.push_back(incomplete);
-
-  bool hard = false;  // a fact about current that holds on any machine: failed, over budget
-  for (const SuiteVerdict& s : g.suites) {
-    if (!s.gated) continue;
-    g.overall = worst(g.overall, s.verdict);
-    hard = hard || (!s.reason.empty() && s.verdict == Verdict::kRegressed);
-    for (const MetricVerdict& m : s.metrics) hard = hard || (m.gated && m.decided_by == "budget");
-  }
-  const bool options_differ = !options.differences.empty() && !policy.allow_env_mismatch;
-  if ((g.environment_mismatch || options_differ) && g.overall != Verdict::kMissing) {
-    g.overall = hard ? Verdict::kRegressed : Verdict::kInconclusive;
-  }
-  if (!incomplete.empty()) g.overall = worst(g.overall, Verdict::kInconclusive);
+  decide_overall(base, cur, policy, g);
   attach_trace_evidence(g, cur);
   attach_cause_evidence(g, base_sessions, cur);
   return g;

@@ -21,8 +21,8 @@ std::string change_of(const Evidence& e) {
 std::string interval_of(const Evidence& e) { return fmt::interval(e.ci_low, e.ci_high, false); }
 
 std::string name_of(const Evidence& e) {
-  if (e.test == "budget") return "budget";
-  if (e.test == "event_rate") return "events per run";
+  if (e.test == EvidenceTest::kBudget) return "budget";
+  if (e.test == EvidenceTest::kEventRate) return "events per run";
   return (e.statistic == "value" ? std::string("value") : statistic_label(e.statistic)) +
          " per run";
 }
@@ -36,6 +36,7 @@ void set_headline(MetricVerdict& out, const Evidence& e) {
 
 void take_key(MetricVerdict& v, const Evidence& e) {
   v.decided_by = name_of(e);
+  v.decided_test = e.test;
   v.effect = e.effect;
   v.effect_low = e.ci_low;
   v.effect_high = e.ci_high;
@@ -89,7 +90,7 @@ std::vector<std::string> comparable_statistics(const std::vector<const Metric*>&
     if (why.empty()) {
       out.push_back(s);
     } else {
-      not_comparable.push_back({.test = "not_comparable",
+      not_comparable.push_back({.test = EvidenceTest::kNotComparable,
                                 .statistic = s,
                                 .detail = statistic_label(s) + " not comparable: " + why,
                                 .indicates = Verdict::kInconclusive});
@@ -119,7 +120,7 @@ void add_facts(const std::vector<const Metric*>& base, const Metric& cur, const 
   const double max = exact_max(cur);
   if (cur.kind == MetricKind::kLatency && mp.budget_ns) {
     const bool over = max > *mp.budget_ns;
-    out.evidence.push_back({.test = "budget",
+    out.evidence.push_back({.test = EvidenceTest::kBudget,
                             .effect = max,
                             .floor = *mp.budget_ns,
                             .detail = "max " + fmt::ns(max) + (over ? " over" : " within") +
@@ -140,7 +141,7 @@ void add_facts(const std::vector<const Metric*>& base, const Metric& cur, const 
     const bool run_within = !(run_max > predicted * floor);
     const bool within = max <= bmax * floor && run_within;
     out.evidence.push_back(
-        {.test = "worst_max",
+        {.test = EvidenceTest::kWorstMax,
          .baseline = bmax,
          .current = max,
          .effect = bmax > 0 ? max / bmax : NAN,
@@ -158,7 +159,7 @@ void add_facts(const std::vector<const Metric*>& base, const Metric& cur, const 
   if (const int zero = zero_runs(cur); zero > 0) {
     const bool fact = base_zero == 0;
     out.evidence.push_back(
-        {.test = "zero_runs",
+        {.test = EvidenceTest::kZeroRuns,
          .baseline = static_cast<double>(base_zero),
          .current = static_cast<double>(zero),
          .detail = std::to_string(zero) + " run(s) of current measured 0 " + cur.unit +
@@ -172,7 +173,8 @@ void add_facts(const std::vector<const Metric*>& base, const Metric& cur, const 
 
 bool decided_by_fact(const MetricVerdict& out) {
   return std::any_of(out.evidence.begin(), out.evidence.end(), [](const Evidence& e) {
-    return (e.test == "budget" || e.test == "zero_runs") && e.indicates == Verdict::kRegressed;
+    return (e.test == EvidenceTest::kBudget || e.test == EvidenceTest::kZeroRuns) &&
+           e.indicates == Verdict::kRegressed;
   });
 }
 
@@ -238,7 +240,7 @@ void judge_metric(const std::vector<const Metric*>& base_sessions, const Metric&
       stats::coeff_var(base.samples) > mp.max_baseline_cv_pct) {
     out.p_worse = out.p_better = 1;
     out.evidence.push_back(
-        {.test = "baseline_cv",
+        {.test = EvidenceTest::kBaselineCv,
          .detail = "baseline CoeffVar " + fmt::num(stats::coeff_var(base.samples)) +
                    "% exceeds max_baseline_cv_pct " + fmt::num(mp.max_baseline_cv_pct) + "%",
          .indicates = Verdict::kInconclusive});
@@ -246,94 +248,116 @@ void judge_metric(const std::vector<const Metric*>& base_sessions, const Metric&
   out.verdict = over_budget ? Verdict::kRegressed : Verdict::kInconclusive;
 }
 
-void decide_metric(MetricVerdict& v, bool worse_rejected, bool better_rejected) {
-  std::vector<Evidence*> stats;
+namespace {
+
+// A metric's evidence, sorted by what each kind can do to its verdict.
+struct Sorted {
+  std::vector<Evidence*> stats;  // the statistics' comparisons
   Evidence* budget = nullptr;
   Evidence* zero = nullptr;
-  Evidence* max_grew = nullptr;
+  Evidence* max_grew = nullptr;  // the worst case grew beyond the max floor
   std::vector<const Evidence*> unknown;
   bool cv_blocked = false;
-  for (Evidence& e : v.evidence) {
-    if (e.test == "not_comparable") {
-      unknown.push_back(&e);
-    } else if (e.test == "budget") {
-      budget = &e;
-    } else if (e.test == "zero_runs") {
-      zero = &e;
-    } else if (e.test == "worst_max") {
-      if (e.indicates != Verdict::kUnchanged) max_grew = &e;
-    } else if (e.test == "baseline_cv") {
-      cv_blocked = true;
-    } else {
-      stats.push_back(&e);
+};
+
+Sorted sort_evidence(std::vector<Evidence>& evidence) {
+  Sorted s;
+  for (Evidence& e : evidence) {
+    switch (e.test) {
+      case EvidenceTest::kNotComparable:
+        s.unknown.push_back(&e);
+        break;
+      case EvidenceTest::kBudget:
+        s.budget = &e;
+        break;
+      case EvidenceTest::kZeroRuns:
+        s.zero = &e;
+        break;
+      case EvidenceTest::kWorstMax:
+        if (e.indicates != Verdict::kUnchanged) s.max_grew = &e;
+        break;
+      case EvidenceTest::kBaselineCv:
+        s.cv_blocked = true;
+        break;
+      default:
+        s.stats.push_back(&e);
     }
   }
-  const std::string level = " at level " + fmt::num(v.level);
-  if (budget != nullptr && budget->indicates == Verdict::kRegressed) {
+  return s;
+}
+
+// A fact decides before any test: over the budget, or a run that made no progress.
+bool decide_by_fact(MetricVerdict& v, const Sorted& s) {
+  if (s.budget != nullptr && s.budget->indicates == Verdict::kRegressed) {
     v.verdict = Verdict::kRegressed;
     v.decided_by = "budget";
+    v.decided_test = EvidenceTest::kBudget;
     v.statistic = "max";
     v.baseline = NAN;
-    v.current = budget->effect;
-    v.reason = budget->detail;
-    return;
+    v.current = s.budget->effect;
+    v.reason = s.budget->detail;
+    return true;
   }
-  if (zero != nullptr && zero->indicates == Verdict::kRegressed) {
+  if (s.zero != nullptr && s.zero->indicates == Verdict::kRegressed) {
     v.verdict = Verdict::kRegressed;
     v.decided_by = "zero_runs";
-    v.reason = zero->detail;
-    return;
+    v.decided_test = EvidenceTest::kZeroRuns;
+    v.reason = s.zero->detail;
+    return true;
   }
-  auto best = [&](bool worse) {
-    Evidence* pick = nullptr;
-    for (Evidence* e : stats) {
-      if (!(worse ? e->counts_worse : e->counts_better)) continue;
-      if (pick == nullptr || (worse ? e->p_value < pick->p_value : e->p_better < pick->p_better)) {
-        pick = e;
-      }
-    }
-    return pick;
-  };
-  if (worse_rejected || better_rejected) {
-    Evidence* e = best(worse_rejected);
-    if (e != nullptr) {
-      e->deciding = true;
-      v.verdict = worse_rejected ? Verdict::kRegressed : Verdict::kImproved;
-      take_key(v, *e);
-      v.reason = name_of(*e) + " " + change_of(*e) + " " + interval_of(*e) + ", " +
-                 fmt::p_value(worse_rejected ? v.p_worse : v.p_better) + level +
-                 " (Holm over the gate), beyond the floor " +
-                 (e->ratio ? "x" + fmt::num(e->floor) : fmt::num(e->floor) + " per run");
-      return;
+  return false;
+}
+
+// Holm rejected one direction: the statistic with the smallest p-value in it decides.
+bool decide_by_test(MetricVerdict& v, const Sorted& s, bool worse) {
+  Evidence* pick = nullptr;
+  for (Evidence* e : s.stats) {
+    if (!(worse ? e->counts_worse : e->counts_better)) continue;
+    if (pick == nullptr || (worse ? e->p_value < pick->p_value : e->p_better < pick->p_better)) {
+      pick = e;
     }
   }
+  if (pick == nullptr) return false;
+  pick->deciding = true;
+  v.verdict = worse ? Verdict::kRegressed : Verdict::kImproved;
+  take_key(v, *pick);
+  v.reason = name_of(*pick) + " " + change_of(*pick) + " " + interval_of(*pick) + ", " +
+             fmt::p_value(worse ? v.p_worse : v.p_better) + " at level " + fmt::num(v.level) +
+             " (Holm over the gate), beyond the floor " +
+             (pick->ratio ? "x" + fmt::num(pick->floor) : fmt::num(pick->floor) + " per run");
+  return true;
+}
+
+// Unchanged: every statistic's interval inside its floor, and nothing that forbids it.
+bool decide_equivalence(MetricVerdict& v, const Sorted& s) {
   const bool all_within =
-      !cv_blocked && zero == nullptr && max_grew == nullptr && unknown.empty() && !stats.empty() &&
-      std::all_of(stats.begin(), stats.end(), [](const Evidence* e) {
+      !s.cv_blocked && s.zero == nullptr && s.max_grew == nullptr && s.unknown.empty() &&
+      !s.stats.empty() && std::all_of(s.stats.begin(), s.stats.end(), [](const Evidence* e) {
         return e->ci_low > (e->ratio ? 1 / e->floor : -e->floor) && e->ci_high < e->floor;
       });
-  if (all_within) {
-    v.verdict = Verdict::kUnchanged;
-    std::string parts;
-    const Evidence* widest = stats.front();
-    for (Evidence* e : stats) {
-      if (openness(*e) > openness(*widest)) widest = e;
-      e->deciding = true;
-      e->indicates = Verdict::kUnchanged;
-      parts +=
-          (parts.empty() ? "" : "; ") + name_of(*e) + " " + change_of(*e) + " " + interval_of(*e);
-    }
-    take_key(v, *widest);
-    v.decided_by = "equivalence";
-    v.reason = "every interval inside its floor: " + parts;
-    return;
+  if (!all_within) return false;
+  v.verdict = Verdict::kUnchanged;
+  std::string parts;
+  const Evidence* widest = s.stats.front();
+  for (Evidence* e : s.stats) {
+    if (openness(*e) > openness(*widest)) widest = e;
+    e->deciding = true;
+    e->indicates = Verdict::kUnchanged;
+    parts +=
+        (parts.empty() ? "" : "; ") + name_of(*e) + " " + change_of(*e) + " " + interval_of(*e);
   }
-  // Inconclusive: name the statistic furthest from being decided (the widest interval relative to
-  // its floor), what this data could detect, and the runs that would decide it.
-  v.verdict = Verdict::kInconclusive;
-  Evidence* open = nullptr;
+  take_key(v, *widest);
+  v.decided_test.reset();
+  v.decided_by = "equivalence";
+  v.reason = "every interval inside its floor: " + parts;
+  return true;
+}
+
+// The statistic furthest from being decided (the widest interval relative to its floor).
+const Evidence* most_open(const Sorted& s) {
+  const Evidence* open = nullptr;
   double widest = -1;
-  for (Evidence* e : stats) {
+  for (const Evidence* e : s.stats) {
     if (e->indicates == Verdict::kUnchanged) continue;
     const double width = openness(*e);
     if (width > widest) {
@@ -341,46 +365,67 @@ void decide_metric(MetricVerdict& v, bool worse_rejected, bool better_rejected) 
       open = e;
     }
   }
-  if (cv_blocked) {
+  return open;
+}
+
+// "...; this data detects x1.3 (90% power), about 12 runs a side would detect the floor"
+std::string what_would_decide(const Evidence& open) {
+  const std::string floor =
+      open.ratio ? "x" + fmt::num(open.floor) + " (+" + fmt::num(100 * (open.floor - 1)) + "%)"
+                 : fmt::num(open.floor) + " per run";
+  const std::string detectable =
+      open.ratio ? "x" + fmt::num(open.detectable) : "+" + fmt::num(open.detectable) + " per run";
+  return name_of(open) + " " + change_of(open) + " " + interval_of(open) +
+         " is neither significant nor inside the floor " + floor + "; this data detects " +
+         detectable + " (90% power)" +
+         (!std::isfinite(open.runs_needed) ? ""
+          : open.runs_needed > 1000
+              ? ", and no practical number of runs would detect the floor on this spread "
+                "(over 1000 a side): runs this different need a wider floor or a quieter host"
+              : ", about " + fmt::num(open.runs_needed) + " runs a side would detect the floor");
+}
+
+// Inconclusive: name what keeps the metric open, what this data could detect, and the runs that
+// would decide it.
+void explain_inconclusive(MetricVerdict& v, const Sorted& s) {
+  v.verdict = Verdict::kInconclusive;
+  const Evidence* open = most_open(s);
+  if (s.cv_blocked) {
     v.reason = v.evidence.back().detail;
     return;
   }
-  if (zero != nullptr) {
-    v.reason = zero->detail;
+  if (s.zero != nullptr) {
+    v.reason = s.zero->detail;
     return;
   }
-  if (open == nullptr && max_grew != nullptr) {
-    v.reason = "every interval inside its floor, but the " + max_grew->detail;
+  if (open == nullptr && s.max_grew != nullptr) {
+    v.reason = "every interval inside its floor, but the " + s.max_grew->detail;
     return;
   }
-  if (open == nullptr && !unknown.empty()) {
+  if (open == nullptr && !s.unknown.empty()) {
     std::string parts;
-    for (const Evidence* e : unknown) parts += (parts.empty() ? "" : "; ") + e->detail;
+    for (const Evidence* e : s.unknown) parts += (parts.empty() ? "" : "; ") + e->detail;
     v.reason = "every comparable interval inside its floor, but " + parts;
     return;
   }
   std::string also;  // the statistics that could not be compared, after the open one
-  for (const Evidence* e : unknown) also += "; " + e->detail;
+  for (const Evidence* e : s.unknown) also += "; " + e->detail;
   if (open == nullptr || !std::isfinite(open->ci_low)) {
     v.reason = (open != nullptr ? open->detail : "no statistic could be evaluated") + also;
     return;
   }
   take_key(v, *open);
-  const std::string floor =
-      open->ratio ? "x" + fmt::num(open->floor) + " (+" + fmt::num(100 * (open->floor - 1)) + "%)"
-                  : fmt::num(open->floor) + " per run";
-  const std::string detectable = open->ratio ? "x" + fmt::num(open->detectable)
-                                             : "+" + fmt::num(open->detectable) + " per run";
-  v.reason =
-      name_of(*open) + " " + change_of(*open) + " " + interval_of(*open) +
-      " is neither significant nor inside the floor " + floor + "; this data detects " +
-      detectable + " (90% power)" +
-      (!std::isfinite(open->runs_needed) ? ""
-       : open->runs_needed > 1000
-           ? ", and no practical number of runs would detect the floor on this spread "
-             "(over 1000 a side): runs this different need a wider floor or a quieter host"
-           : ", about " + fmt::num(open->runs_needed) + " runs a side would detect the floor") +
-      also;
+  v.reason = what_would_decide(*open) + also;
+}
+
+}  // namespace
+
+void decide_metric(MetricVerdict& v, bool worse_rejected, bool better_rejected) {
+  const Sorted s = sort_evidence(v.evidence);
+  if (decide_by_fact(v, s)) return;
+  if ((worse_rejected || better_rejected) && decide_by_test(v, s, worse_rejected)) return;
+  if (decide_equivalence(v, s)) return;
+  explain_inconclusive(v, s);
 }
 
 }  // namespace rtgate::gate

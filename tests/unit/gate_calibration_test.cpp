@@ -53,7 +53,7 @@ struct Tally {
         if (m.verdict != Verdict::kUnchanged) continue;
         ++unchanged_rows;
         for (const Evidence& e : m.evidence) {
-          if (e.test == "budget" || e.test == "worst_max" || e.test == "zero_runs") continue;
+          if (e.test == EvidenceTest::kBudget || e.test == EvidenceTest::kWorstMax || e.test == EvidenceTest::kZeroRuns) continue;
           const double lo = e.ratio ? 1 / e.floor : -e.floor;
           if (!(e.ci_low > lo && e.ci_high < e.floor)) ++unchanged_outside_floor;
         }

@@ -86,6 +86,19 @@ TEST(GateComparability, LoadAndCpusDifferencesAreListed) {
             (Lines{"cpus: (all allowed) -> '1-3'"}));
 }
 
+TEST(GateComparability, LoadsAreComparedByStructureNotSpelling) {
+  EXPECT_TRUE(run_option_differences(recorded(5, 5, "cpu:2,fault:1"),
+                                     recorded(5, 5, "cpu:2, fault:1"))
+                  .differences.empty());
+  EXPECT_EQ(run_option_differences(recorded(5, 5, "cpu:2,fault:1"), recorded(5, 5, "cpu:2,fault:2"))
+                .differences,
+            (Lines{"load: 'cpu:2,fault:1' -> 'cpu:2,fault:2'"}));
+  SuiteResult base, cur;
+  base.loads = {{.kind = "cpu", .spec = "cpu:2"}};
+  cur.loads = {{.kind = "cpu", .spec = " cpu : 2"}};
+  EXPECT_TRUE(suite_load_differences(base, cur).empty());
+}
+
 TEST(GateComparability, UnrecordedOptionsAreUnknownNotDifferent) {
   RunReport old = recorded(1, 1, "cpu:8");
   old.options.recorded = false;

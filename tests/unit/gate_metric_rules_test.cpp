@@ -23,7 +23,7 @@ TEST(GateSamples, ClearDropIsRegressedWithItsEvidence) {
   EXPECT_GT(m.effect_high, m.effect);
   ASSERT_EQ(m.evidence.size(), 1u);
   EXPECT_TRUE(m.evidence[0].deciding);
-  EXPECT_EQ(m.evidence[0].test, "run_value");
+  EXPECT_EQ(m.evidence[0].test, EvidenceTest::kRunValue);
   EXPECT_LT(m.p_worse, 1e-4);
   EXPECT_EQ(g.overall, Verdict::kRegressed);
   EXPECT_EQ(exit_code(g, false), 1);
@@ -131,7 +131,7 @@ TEST(GateLatency, EveryStatisticIsEvidenceAndTheMaxDecidesToo) {
   ASSERT_NE(evidence(m, "p99"), nullptr);
   ASSERT_NE(evidence(m, "p999"), nullptr);
   ASSERT_NE(evidence(m, "max"), nullptr);
-  EXPECT_EQ(evidence(m, "max")->test, "run_max");
+  EXPECT_EQ(evidence(m, "max")->test, EvidenceTest::kRunMax);
   EXPECT_NEAR(evidence(m, "max")->floor, 1.25, 1e-12);
   EXPECT_NEAR(evidence(m, "p99")->floor, 1.10, 1e-12);
 }

@@ -100,8 +100,8 @@ TEST(ImportGate, QuantilesASideDoesNotHaveAreNotComparableAndNeverUnchanged) {
   std::vector<std::string> unknown;
   bool max_judged = false;
   for (const gate::Evidence& e : v.evidence) {
-    if (e.test == "not_comparable") unknown.push_back(e.statistic);
-    if (e.test == "run_max") max_judged = true;
+    if (e.test == gate::EvidenceTest::kNotComparable) unknown.push_back(e.statistic);
+    if (e.test == gate::EvidenceTest::kRunMax) max_judged = true;
   }
   EXPECT_EQ(unknown, (std::vector<std::string>{"p99", "p999"}));
   EXPECT_TRUE(max_judged);

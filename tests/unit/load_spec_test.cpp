@@ -69,6 +69,33 @@ TEST(LoadSpec, StressTakesTheRestVerbatimCommasIncluded) {
   EXPECT_EQ(parse_ok("stress:--cpu 1").reports()[0].unit, "bogo-ops");
 }
 
+TEST(LoadSpec, ParsedOnceIntoStructureWhoseTextIsCanonical) {
+  std::string error;
+  const std::optional<LoadSpec> a = parse_load_spec("cpu:2,fault:1", &error);
+  const std::optional<LoadSpec> b = parse_load_spec(" cpu : 2 ,  fault:1 ", &error);
+  ASSERT_TRUE(a && b) << error;
+  EXPECT_EQ(*a, *b);
+  EXPECT_EQ(b->text(), "cpu:2,fault:1");
+  ASSERT_EQ(a->items.size(), 2u);
+  EXPECT_EQ(a->items[1], (LoadItemSpec{.kind = "fault", .args = {"1"}}));
+  EXPECT_NE(*a, *parse_load_spec("cpu:3,fault:1", &error));
+  EXPECT_NE(*a, *parse_load_spec("fault:1,cpu:2", &error)) << "order is part of the spec";
+  // stress-ng's options are split on whitespace: runs of it mean nothing there either.
+  EXPECT_EQ(parse_load_spec("stress:--cpu 2   --vm 1", &error)->text(), "stress:--cpu 2 --vm 1");
+  EXPECT_EQ(parse_load_spec("", &error)->text(), "");
+}
+
+TEST(LoadSpec, ARecordedSpecParsesWithoutTheKindsAlike) {
+  // The gate reads specs from results, with no registry: the grammar alone, both sides alike.
+  std::string error;
+  const auto read = [&](const std::string& s) { return parse_load_text(s, &error); };
+  EXPECT_EQ(*read("cpu:2,fault:1"), *read("cpu:2, fault:1"));
+  EXPECT_EQ(read("stress:--sock 2, --cpu 1")->text(), read("stress:--sock 2,--cpu 1")->text());
+  EXPECT_NE(*read("cpu:2"), *read("cpu:2:1"));
+  EXPECT_FALSE(read("cpu:2,,fault:1"));
+  EXPECT_FALSE(read(":2"));
+}
+
 TEST(LoadSpec, BadFormsAreOneLineErrorsNamingTheItem) {
   // spec, what the message must contain besides being one line
   const std::vector<std::pair<std::string, std::vector<std::string>>> bad = {

@@ -33,7 +33,8 @@ inline std::string parse_error(const std::string& spec) {
 
 inline LoadSet parse_ok(const std::string& spec) {
   std::string error;
-  std::optional<LoadSet> set = parse_load_spec(spec, &error);
+  const std::optional<LoadSpec> parsed = parse_load_spec(spec, &error);
+  std::optional<LoadSet> set = parsed ? make_loads(*parsed, &error) : std::nullopt;
   EXPECT_TRUE(set.has_value()) << "'" << spec << "': " << error;
   return set ? std::move(*set) : LoadSet();
 }

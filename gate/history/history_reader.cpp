@@ -1,4 +1,4 @@
-#include "cli/history_inputs.h"
+#include "gate/history/history_reader.h"
 
 #include <algorithm>
 #include <atomic>
@@ -6,10 +6,10 @@
 #include <mutex>
 #include <thread>
 
-#include "cli/commands.h"
+#include "results/result_folder.h"
 #include "results/result_json.h"
 
-namespace rtgate::cli {
+namespace rtgate::gate {
 namespace fs = std::filesystem;
 namespace {
 
@@ -20,41 +20,28 @@ struct File {
 
 }  // namespace
 
-bool is_result_name(const std::string& n) {
-  auto ends = [&](const std::string& s) {
-    return n.size() >= s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0;
-  };
-  return ends(".json") || ends(".json.gz");
-}
-
 std::optional<HistoryInputs> load_history(const std::vector<std::string>& paths,
-                                          const gate::Policy& policy, const char* role,
-                                          const RunReport* current) {
+                                          const Policy& policy, const char* role,
+                                          std::string* error_out, const RunReport* current) {
   std::vector<File> files;
   for (const std::string& p : paths) {
     std::error_code ec;
     if (fs::is_directory(p, ec)) {
-      std::vector<File> found;
-      for (fs::recursive_directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec)) {
-        if (it->is_regular_file(ec) && is_result_name(it->path().filename().string())) {
-          found.push_back({it->path().string(), false});
-        }
-      }
-      if (ec) {
-        print_error(std::string(role) + ": " + p + ": " + ec.message());
+      std::string why;
+      const std::optional<std::vector<std::string>> found = result_files(p, &why);
+      if (!found) {
+        *error_out = std::string(role) + ": " + why;
         return std::nullopt;
       }
-      std::sort(found.begin(), found.end(),
-                [](const File& a, const File& b) { return a.path < b.path; });
-      files.insert(files.end(), found.begin(), found.end());
+      for (const std::string& f : *found) files.push_back({f, false});
     } else if (fs::exists(p, ec)) {
       files.push_back({p, true});
     } else {
-      print_error(std::string(role) + ": " + p + ": no such file or directory");
+      *error_out = std::string(role) + ": " + p + ": no such file or directory";
       return std::nullopt;
     }
   }
-  gate::HistoryBuilder builder(policy);
+  HistoryBuilder builder(policy);
   HistoryInputs out;
   std::mutex mu;
   std::string error;
@@ -72,7 +59,7 @@ std::optional<HistoryInputs> load_history(const std::vector<std::string>& paths,
       why = e.what();
     }
     // Reduced outside the lock once there is a reference; the first result, read alone, sets it.
-    std::optional<gate::SessionValues> values;
+    std::optional<SessionValues> values;
     if (r && !first_pending) values = builder.reduce(*r, f.path);
     std::lock_guard lock(mu);
     if (!error.empty()) return;
@@ -107,11 +94,11 @@ std::optional<HistoryInputs> load_history(const std::vector<std::string>& paths,
   }
   for (std::thread& t : readers) t.join();
   if (!error.empty()) {
-    print_error(std::string(role) + ": " + error);
+    *error_out = std::string(role) + ": " + error;
     return std::nullopt;
   }
   out.history = builder.finish();
   return out;
 }
 
-}  // namespace rtgate::cli
+}  // namespace rtgate::gate
