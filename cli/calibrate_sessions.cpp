@@ -4,7 +4,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -13,7 +12,7 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "gate/model/format.h"
+#include "exporters/calibration_table.h"
 #include "gate/noise/session_noise.h"
 #include "results/result_json.h"
 
@@ -93,26 +92,7 @@ int calibrate_sessions(int sessions, const std::string& dir) {
   std::vector<const RunReport*> known;
   for (const RunReport& r : results) known.push_back(&r);
   const gate::NoiseModel model = gate::NoiseModel::from_sessions(known, gate::Policy{});
-  std::printf("%-14s %-14s %-18s %-9s %10s %6s %12s\n", "suite", "case", "metric", "statistic",
-              "session SD", "df", "run SD");
-  for (const auto& [key, n] : model.known()) {
-    const auto& [suite, case_name, metric, statistic] = key;
-    const bool rate = statistic == "rate";
-    const double tau = std::sqrt(std::max(0.0, n.tau_sq));
-    std::printf("%-14s %-14s %-18s %-9s %10s %6s %12s\n", suite.c_str(), case_name.c_str(),
-                metric.c_str(), statistic.c_str(),
-                (rate ? gate::fmt::num(tau) : gate::fmt::num(100 * std::expm1(tau)) + "%").c_str(),
-                gate::fmt::num(n.tau_df).c_str(),
-                n.run_df > 0 ? (rate ? "phi " + gate::fmt::num(n.run_var)
-                                     : gate::fmt::num(100 * std::sqrt(n.run_var)) + "%")
-                                   .c_str()
-                             : "-");
-  }
-  std::printf(
-      "session SD: how far a session's mean moves between sessions beyond what its runs explain "
-      "(rate: of the log rate); df: how well %d sessions know it.\nuse: rtgate gate BASE CUR "
-      "--history %s\n",
-      sessions, dir.c_str());
+  std::fputs(render_session_noise(model, sessions, dir).c_str(), stdout);
   return kExitOk;
 }
 

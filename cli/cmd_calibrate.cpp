@@ -11,6 +11,7 @@
 #include "cli/calibrate_sessions.h"
 #include "cli/commands.h"
 #include "cli/run_common.h"
+#include "exporters/calibration_table.h"
 #include "framework/signals.h"
 #include "gate/calibration/calibration.h"
 #include "gate/noise/run_values.h"
@@ -28,52 +29,6 @@ struct CalibrateArgs {
 };
 
 using text::printf_string;
-
-std::string ratio_pct(double ratio) {
-  return std::isfinite(ratio) ? printf_string("+%.1f%%", 100 * (ratio - 1)) : "n/a";
-}
-
-std::vector<std::string> row_of(const gate::MetricNoise& m, const gate::StatisticNoise& s) {
-  std::vector<std::string> row = {m.suite, m.case_name, m.metric};
-  if (m.event_count) {
-    row.push_back("rate");
-    row.push_back(printf_string("%.3g/run", m.rate_per_run) +
-                  (m.phi >= 1.05 ? printf_string(" phi %.1f", m.phi) : ""));
-    for (double d : s.detectable) row.push_back(printf_string("+%.2g/run", d));
-    row.push_back(printf_string("%.1f/run", s.supported_floor_pct));
-  } else {
-    row.push_back(gate::statistic_label(s.statistic));
-    row.push_back(printf_string("%.1f%%", 100 * (std::exp(s.sd) - 1)));
-    for (double d : s.detectable) row.push_back(ratio_pct(d));
-    row.push_back(printf_string("%.0f%%", s.supported_floor_pct));
-  }
-  return row;
-}
-
-std::string render_table(const std::vector<gate::MetricNoise>& noise, int plan_runs) {
-  std::vector<std::vector<std::string>> rows = {{"suite", "case", "metric", "statistic",
-                                                 "per-run SD", "detect@5", "detect@10", "detect@20",
-                                                 "floor@" + std::to_string(plan_runs)}};
-  for (const gate::MetricNoise& m : noise) {
-    for (const gate::StatisticNoise& s : m.stats) rows.push_back(row_of(m, s));
-  }
-  std::vector<std::size_t> width(rows.front().size(), 0);
-  for (const auto& r : rows) {
-    for (std::size_t i = 0; i < r.size(); ++i) width[i] = std::max(width[i], r[i].size());
-  }
-  std::string out;
-  for (const auto& r : rows) {
-    std::string line;
-    for (std::size_t i = 0; i < r.size(); ++i) {
-      // Names left-aligned, figures right-aligned so their digits line up.
-      const std::string pad(width[i] - r[i].size(), ' ');
-      line += (i == 0 ? "" : "  ") + (i < 4 ? r[i] + pad : pad + r[i]);
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
-}
 
 // The comment the policy file opens with: where, when and how it was measured.
 std::string header_of(const RunReport& r, const CalibrateArgs& a,
@@ -117,7 +72,7 @@ int report_and_write(const CalibrateArgs& a, const RunOutcome& out) {
       rc = kExitFailed;
     }
   }
-  if (const int exported = write_exports(a.run.exports, {.report = report}); exported != kExitOk) {
+  if (const int exported = write_exports(a.run.exports, {.report = &report}); exported != kExitOk) {
     rc = rc == kExitOk ? exported : rc;
   }
 
@@ -129,18 +84,7 @@ int report_and_write(const CalibrateArgs& a, const RunOutcome& out) {
     print_error("no passed suite measured a gated metric; nothing to calibrate");
     return rc == kExitOk ? kExitFailed : rc;
   }
-  std::fputs(render_table(noise, a.plan_runs).c_str(), stdout);
-  std::printf(
-      "per-run SD: between-run spread; detect@N: the change a gate detects with 90%% power at N\n"
-      "runs a side; floor@%d: the smallest noise floor with which the whole A/A gate of these\n"
-      "statistics is unchanged 9 times in 10 at %d runs a side. Event counts (rate): mean per\n"
-      "run, its overdispersion phi when above 1, and changes in events per run.\n",
-      a.plan_runs, a.plan_runs);
-  std::printf(
-      "predicted: with these floors (never below the defaults), an A/A gate of one session at %d\n"
-      "runs a side exits 0 with probability %.0f%%; between boots, less (the session spread:\n"
-      "rtgate calibrate --sessions N).\n",
-      a.plan_runs, 100 * gate::predicted_aa_unchanged(noise, defaults, o));
+  std::fputs(render_calibration(noise, defaults, o).c_str(), stdout);
   if (!a.policy_out.empty()) {
     const std::string yaml =
         gate::calibrated_policy_yaml(noise, defaults, o, header_of(report, a, o));

@@ -42,7 +42,7 @@ void add_export(CLI::App& app, int& exit_code) {
     }
     const auto j = load_judged(o->result, o->baseline, o->in);
     if (!j) return;
-    exit_code = write_exports(o->values, {.report = j->current,
+    exit_code = write_exports(o->values, {.report = &j->current,
                                           .gate = j->verdicts ? &*j->verdicts : nullptr,
                                           .baseline = j->baseline ? &*j->baseline : nullptr,
                                           .fail_on_inconclusive = o->in.fail_on_inconclusive});

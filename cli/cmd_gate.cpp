@@ -1,5 +1,6 @@
 #include "base/io/output_file.h"
 #include "cli/commands.h"
+#include "cli/export_options.h"
 #include "cli/gate_common.h"
 #include "exporters/gate_table.h"
 
@@ -52,6 +53,7 @@ void add_gate(CLI::App& app, int& exit_code) {
   struct Opts {
     std::vector<std::string> results;
     GateInputs in;
+    ExportValues exports;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("RESULT", o->results,
@@ -60,20 +62,14 @@ void add_gate(CLI::App& app, int& exit_code) {
       ->required()
       ->expected(1, -1);
   cmd->add_option("--policy", o->in.policy_path, "budgets, noise floors, alpha, quantiles");
-  cmd->add_option("--junit", o->in.junit_path, "write the verdicts as JUnit XML");
   cmd->add_flag("--fail-on-inconclusive", o->in.fail_on_inconclusive,
                 "exit 1 instead of 3 when the data cannot tell");
   cmd->add_flag("--allow-env-mismatch", o->in.allow_env_mismatch,
                 "judge even when CPU model, CPUs, preempt model or cmdline differ");
   add_history_option(cmd, o->in);
+  add_export_options(cmd, o->exports, kVerdictsDocument);
   cmd->callback([o, &exit_code] {
-    if (!o->in.junit_path.empty()) {
-      if (const std::string why = check_output(o->in.junit_path); !why.empty()) {
-        print_error("--junit: " + why);
-        exit_code = kExitUsage;
-        return;
-      }
-    }
+    if ((exit_code = check_exports(o->exports, kVerdictsDocument)) != kExitOk) return;
     if (o->results.size() < 2) {
       print_error("CUR: gate needs a baseline and a current result (rtgate gate BASE... CUR)");
       exit_code = kExitUsage;
@@ -82,7 +78,19 @@ void add_gate(CLI::App& app, int& exit_code) {
     o->in.more_baselines.assign(o->results.begin() + 1, o->results.end() - 1);
     const auto base = load_result(o->results.front(), "BASE");
     const auto cur = base ? load_result(o->results.back(), "CUR") : std::nullopt;
-    exit_code = cur ? gate_and_report(*base, *cur, o->in) : kExitUsage;
+    if (!cur) {
+      exit_code = kExitUsage;
+      return;
+    }
+    gate::GateVerdict verdicts;
+    exit_code = gate_and_report(*base, *cur, o->in, &verdicts);
+    if (exit_code == kExitUsage) return;
+    const int exported = write_exports(o->exports,
+                                       {.report = &*cur,
+                                        .gate = &verdicts,
+                                        .fail_on_inconclusive = o->in.fail_on_inconclusive},
+                                       kVerdictsDocument);
+    if (exported != kExitOk) exit_code = exported;
   });
 }
 

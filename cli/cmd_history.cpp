@@ -4,11 +4,10 @@
 #include <iostream>
 #include <optional>
 
-#include "base/io/output_file.h"
 #include "cli/commands.h"
+#include "cli/export_options.h"
 #include "cli/gate_common.h"
 #include "exporters/history_report.h"
-#include "exporters/html/trend_section.h"
 #include "gate/history/history_judge.h"
 #include "gate/history/history_reader.h"
 
@@ -37,7 +36,8 @@ void add_history(CLI::App& app, int& exit_code) {
       "the newest kernel starts a worse segment, 0 when it does not, 3 when too short to say");
   struct Opts {
     std::vector<std::string> paths;
-    std::string format = "table", policy, html, baseline;
+    std::string format = "table", policy, baseline;
+    ExportValues exports;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("RESULT", o->paths,
@@ -49,18 +49,13 @@ void add_history(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
   cmd->add_option("--policy", o->policy, "gate policy: alpha, family, noise floors, quantiles");
-  cmd->add_option("--html", o->html, "also write the trend charts as an HTML page");
   cmd->add_option("--baseline", o->baseline,
                   "the result a gate takes as its baseline (one of the history's): say whether "
                   "it is in a worse segment");
+  add_export_options(cmd, o->exports, kHistoryDocument);
   cmd->callback([o, &exit_code] {
     exit_code = kExitUsage;
-    if (!o->html.empty()) {
-      if (const std::string why = check_output(o->html); !why.empty()) {
-        print_error("--html: " + why);
-        return;
-      }
-    }
+    if (check_exports(o->exports, kHistoryDocument) != kExitOk) return;
     const std::optional<gate::Policy> loaded = load_policy_option(o->policy);
     if (!loaded) return;
     const gate::Policy& policy = *loaded;
@@ -76,11 +71,10 @@ void add_history(CLI::App& app, int& exit_code) {
       }
     }
     const gate::HistoryReport report = gate::judge_history(in->history, policy, baseline);
-    // The JSON (all series' values) only when asked for: the table needs none of it.
-    std::optional<nlohmann::ordered_json> j;
-    if (o->format == "json" || !o->html.empty()) j = history_json(in->history, report);
     if (o->format == "json") {
-      std::cout << std::setw(2) << *j << '\n' << std::flush;  // streamed, not one string
+      // The JSON (all series' values) only when asked for: the table needs none of it.
+      std::cout << std::setw(2) << history_json(in->history, report) << '\n'
+                << std::flush;  // streamed, not one string
     } else {
       std::fputs(render_history_table(in->history, report).c_str(), stdout);
       if (in->not_results > 0) {
@@ -88,13 +82,10 @@ void add_history(CLI::App& app, int& exit_code) {
                     in->not_results);
       }
     }
-    if (!o->html.empty()) {
-      if (const std::string why = write_output(o->html, html::render_history_page(*j));
-          !why.empty()) {
-        print_error("--html: " + why);
-        exit_code = kExitFailed;
-        return;
-      }
+    const HistoryDocument doc{.history = in->history, .report = report};
+    if (write_exports(o->exports, {.history = &doc}, kHistoryDocument) != kExitOk) {
+      exit_code = kExitFailed;
+      return;
     }
     exit_code = gate::exit_code(report);
   });

@@ -167,7 +167,7 @@ int gate_result(const RunCmdArgs& args, const GateSide& g,
     // The last look's verdicts, at the alpha that look spent (a fresh comparison of the final
     // data would spend all of alpha again).
     verdicts = sequential->gate;
-    const int rc = report_gate(*verdicts, report, args.gate);
+    const int rc = report_gate(*verdicts, args.gate);
     std::printf("until-decided: stopped: %s\n", sequential->stopped.c_str());
     return rc;
   }
@@ -220,7 +220,7 @@ int run_command(const RunCmdArgs& args) {
   int rc = out.interrupted ? kExitOk : gate_result(args, g, sequential, out.report, verdicts);
   // The exporters (JUnit, the report, Prometheus) get the verdicts with the result.
   const int export_rc =
-      write_exports(a.exports, {.report = out.report,
+      write_exports(a.exports, {.report = &out.report,
                                 .gate = verdicts ? &*verdicts : nullptr,
                                 .baseline = g.baseline ? &*g.baseline : nullptr,
                                 .fail_on_inconclusive = args.gate.fail_on_inconclusive});

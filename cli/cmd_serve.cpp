@@ -123,7 +123,7 @@ int serve_command(const ServeArgs& args) {
     collectable->count_run();
     ConsoleExporter(stdout).write(out.report);
     std::fflush(stdout);
-    if (const int export_rc = write_exports(a.exports, {.report = out.report});
+    if (const int export_rc = write_exports(a.exports, {.report = &out.report});
         export_rc != kExitOk) {
       rc = export_rc;
     }

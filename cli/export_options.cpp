@@ -6,8 +6,22 @@
 
 namespace rtgate::cli {
 
-void add_export_options(CLI::App* cmd, ExportValues& values) {
+namespace {
+
+// The registered exporters that write `document`, in write order.
+std::vector<const ExporterSpec*> writing(Document document) {
+  std::vector<const ExporterSpec*> out;
   for (const ExporterSpec& spec : ExporterRegistry::instance().all()) {
+    if ((spec.documents & document) != 0) out.push_back(&spec);
+  }
+  return out;
+}
+
+}  // namespace
+
+void add_export_options(CLI::App* cmd, ExportValues& values, Document document) {
+  for (const ExporterSpec* s : writing(document)) {
+    const ExporterSpec& spec = *s;
     for (const ExportOption& o : spec.options) {
       std::string& value = values[o.flag];
       if (o.value_name.empty()) {
@@ -21,11 +35,11 @@ void add_export_options(CLI::App* cmd, ExportValues& values) {
   }
 }
 
-int check_exports(const ExportValues& values) {
+int check_exports(const ExportValues& values, Document document) {
   const ExportValues v = with_defaults(values);
-  for (const ExporterSpec& spec : ExporterRegistry::instance().all()) {
-    if (spec.check == nullptr) continue;
-    if (const std::string why = spec.check(v); !why.empty()) {
+  for (const ExporterSpec* spec : writing(document)) {
+    if (spec->check == nullptr) continue;
+    if (const std::string why = spec->check(v); !why.empty()) {
       print_error(why);
       return kExitUsage;
     }
@@ -33,20 +47,20 @@ int check_exports(const ExportValues& values) {
   return kExitOk;
 }
 
-bool any_export(const ExportValues& values) {
+bool any_export(const ExportValues& values, Document document) {
   const ExportValues v = with_defaults(values);
-  for (const ExporterSpec& spec : ExporterRegistry::instance().all()) {
-    if (spec.make != nullptr && spec.make(v) != nullptr) return true;
+  for (const ExporterSpec* spec : writing(document)) {
+    if (spec->make != nullptr && spec->make(v) != nullptr) return true;
   }
   return false;
 }
 
-int write_exports(const ExportValues& values, const ExportInput& in) {
+int write_exports(const ExportValues& values, const ExportInput& in, Document document) {
   const ExportValues v = with_defaults(values);
   int rc = kExitOk;
-  for (const ExporterSpec& spec : ExporterRegistry::instance().all()) {
-    if (spec.make == nullptr) continue;
-    const std::unique_ptr<Exporter> exporter = spec.make(v);
+  for (const ExporterSpec* spec : writing(document)) {
+    if (spec->make == nullptr) continue;
+    const std::unique_ptr<Exporter> exporter = spec->make(v);
     if (!exporter) continue;
     const ExportStatus s = exporter->write(in);
     switch (s.level) {

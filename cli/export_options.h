@@ -9,21 +9,24 @@
 
 namespace rtgate::cli {
 
-// Adds every registered exporter's options to `cmd`, bound to `values` (which must outlive the
-// app; an option not given stays "").
-void add_export_options(CLI::App* cmd, ExportValues& values);
+// Each of these works on the exporters that write `document` (ExporterSpec::documents).
 
-// Runs every exporter's check on `values` (defaults filled in). Returns kExitOk, or prints the
+// Adds the exporters' options to `cmd`, bound to `values` (which must outlive the app; an option
+// not given stays "").
+void add_export_options(CLI::App* cmd, ExportValues& values, Document document = kResultDocument);
+
+// Runs the exporters' checks on `values` (defaults filled in). Returns kExitOk, or prints the
 // first refusal as one line and returns kExitUsage.
-int check_exports(const ExportValues& values);
+int check_exports(const ExportValues& values, Document document = kResultDocument);
 
 // True when the values ask for at least one exporter.
-bool any_export(const ExportValues& values);
+bool any_export(const ExportValues& values, Document document = kResultDocument);
 
 // Writes every exporter the values ask for, in registration order. Prints each failure (an
 // error) or warning as one line. Returns kExitOk, kExitFailed (a write failed) or
 // kExitEnvironment (a required push failed), the worst of them.
-int write_exports(const ExportValues& values, const ExportInput& in);
+int write_exports(const ExportValues& values, const ExportInput& in,
+                  Document document = kResultDocument);
 
 // The values the user gave, as "FLAG VALUE" pairs (for --dry-run's plan).
 std::vector<std::pair<std::string, std::string>> given_exports(const ExportValues& values);

@@ -5,7 +5,6 @@
 #include "base/io/output_file.h"
 #include "cli/commands.h"
 #include "exporters/gate_table.h"
-#include "exporters/junit_exporter.h"
 #include "results/result_json.h"
 
 namespace rtgate::cli {
@@ -48,15 +47,8 @@ std::optional<gate::Policy> load_gate_policy(const RunReport& base, const RunRep
   return policy;
 }
 
-int report_gate(const gate::GateVerdict& report, const RunReport& cur, const GateInputs& in) {
+int report_gate(const gate::GateVerdict& report, const GateInputs& in) {
   write_gate_table(report, TableFormat::kTable, stdout);
-  if (!in.junit_path.empty()) {
-    const std::string xml = render_junit(junit_from_gate(report, cur, in.fail_on_inconclusive));
-    if (const std::string why = write_output(in.junit_path, xml); !why.empty()) {
-      print_error("--junit: " + why);
-      return kExitFailed;
-    }
-  }
   return gate::exit_code(report, in.fail_on_inconclusive);
 }
 
@@ -68,7 +60,7 @@ int gate_and_report(const RunReport& base, const RunReport& cur, const GateInput
   if (!sessions) return kExitUsage;
   const gate::GateVerdict report = sessions->compare(cur, *policy);
   if (out != nullptr) *out = report;
-  return report_gate(report, cur, in);
+  return report_gate(report, in);
 }
 
 std::optional<JudgedResult> load_judged(const std::string& result_path,

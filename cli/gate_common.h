@@ -16,7 +16,6 @@ struct GateInputs {
   std::string policy_path;
   bool allow_env_mismatch = false;
   bool fail_on_inconclusive = false;
-  std::string junit_path;
   // Further baseline sessions (gate BASE... CUR) and the host's history (--history DIR): what
   // the session noise is learned from (gate/pair/baseline_sessions.h).
   std::vector<std::string> more_baselines;
@@ -39,9 +38,8 @@ std::optional<gate::Policy> load_policy_option(const std::string& path);
 std::optional<gate::Policy> load_gate_policy(const RunReport& base, const RunReport& cur,
                                              const GateInputs& in);
 
-// Prints the table to stdout and writes JUnit if asked. Returns the exit code (0, 1, 3; 1 when
-// the JUnit file cannot be written).
-int report_gate(const gate::GateVerdict& report, const RunReport& cur, const GateInputs& in);
+// Prints the table to stdout. Returns the gate's exit code (0, 1, 3).
+int report_gate(const gate::GateVerdict& report, const GateInputs& in);
 
 // A stored result and, when a baseline is named, the baseline and the gate's verdicts on the
 // result: what `report` and `export` render.

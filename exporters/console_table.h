@@ -14,7 +14,7 @@ class ConsoleExporter : public Exporter {
  public:
   explicit ConsoleExporter(std::FILE* out) : out_(out) {}
   ExportStatus write(const ExportInput& in) override {
-    return ExportStatus::from(write(in.report));
+    return in.report == nullptr ? ExportStatus::ok() : ExportStatus::from(write(*in.report));
   }
   std::string write(const RunReport& report);
 

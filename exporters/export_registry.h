@@ -38,6 +38,9 @@ struct ExporterSpec {
   std::unique_ptr<Exporter> (*make)(const ExportValues& values) = nullptr;
   // Exporters write in ascending order (local files before the network push).
   int order = 0;
+  // The documents it writes (Document bits): its options are offered by the commands that
+  // export one of them.
+  unsigned documents = kResultDocument;
 };
 
 class ExporterRegistry {

@@ -1,19 +1,38 @@
-// An exporter consumes a RunReport, and the gate's verdicts when a gate ran, and knows no suite.
-// Exporters that users choose by a flag register themselves with it (export_registry.h).
+// Every output leaves through an exporter: a run's result (with the gate's verdicts when a gate
+// ran), the verdicts of `rtgate gate`, and a board's history. An exporter knows no suite.
+// Exporters that users choose by a flag register themselves with it (export_registry.h), saying
+// which documents they write; a command offers the options of those that write its document.
 #pragma once
 
 #include <string>
 
+#include "gate/history/history.h"
+#include "gate/history/history_judge.h"
 #include "gate/model/verdict.h"
 #include "results/report.h"
 
 namespace rtgate {
 
-// What an exporter is given: the result, and when a gate ran, its verdicts and baseline.
+// What a command exports (ExporterSpec::documents is a set of them).
+enum Document : unsigned {
+  kResultDocument = 1,    // a run's result (run, serve, export, calibrate)
+  kVerdictsDocument = 2,  // the gate's verdicts on a result (gate)
+  kHistoryDocument = 4,   // a board's history and its judgement (history)
+};
+
+// A board's history as `rtgate history` judged it.
+struct HistoryDocument {
+  const gate::History& history;
+  const gate::HistoryReport& report;
+};
+
+// What an exporter is given: the document, and what goes with it. A result (and with it, when a
+// gate ran, its verdicts and baseline), or the verdicts with the result they judge, or a history.
 struct ExportInput {
-  const RunReport& report;
+  const RunReport* report = nullptr;
   const gate::GateVerdict* gate = nullptr;
   const RunReport* baseline = nullptr;
+  const HistoryDocument* history = nullptr;
   // The gate's --fail-on-inconclusive: an inconclusive verdict is a failure, not a skip.
   bool fail_on_inconclusive = false;
 };

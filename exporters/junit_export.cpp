@@ -12,9 +12,10 @@ class JunitExporter : public Exporter {
   explicit JunitExporter(std::string path) : path_(std::move(path)) {}
 
   ExportStatus write(const ExportInput& in) override {
+    if (in.report == nullptr) return ExportStatus::ok();
     const std::vector<JunitSuite> suites =
-        in.gate != nullptr ? junit_from_gate(*in.gate, in.report, in.fail_on_inconclusive)
-                           : junit_from_run(in.report);
+        in.gate != nullptr ? junit_from_gate(*in.gate, *in.report, in.fail_on_inconclusive)
+                           : junit_from_run(*in.report);
     const std::string w = write_output(path_, render_junit(suites));
     return ExportStatus::from(w.empty() ? w : "--junit: " + w);
   }
@@ -37,4 +38,5 @@ RTGATE_EXPORTER(
        if (v.at("--junit").empty()) return nullptr;
        return std::make_unique<rtgate::JunitExporter>(v.at("--junit"));
      },
-     .order = 10})
+     .order = 10,
+     .documents = rtgate::kResultDocument | rtgate::kVerdictsDocument})

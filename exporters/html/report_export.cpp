@@ -12,7 +12,7 @@ class HtmlExporter : public Exporter {
   explicit HtmlExporter(std::string path) : path_(std::move(path)) {}
 
   ExportStatus write(const ExportInput& in) override {
-    const std::string page = html::render_report(in.report, in.baseline, in.gate);
+    const std::string page = html::render_report(*in.report, in.baseline, in.gate);
     const std::string w = write_output(path_, page);
     return ExportStatus::from(w.empty() ? w : "--report: " + w);
   }

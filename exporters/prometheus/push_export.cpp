@@ -15,7 +15,7 @@ class PushExporter : public Exporter {
         required_(required) {}
 
   ExportStatus write(const ExportInput& in) override {
-    const std::string w = push_report(target_, in.report, in.gate, {}, series_);
+    const std::string w = push_report(target_, *in.report, in.gate, {}, series_);
     if (w.empty()) return ExportStatus::ok();
     return {required_ ? ExportStatus::Level::kEnvironment : ExportStatus::Level::kWarning,
             "push to " + url_ + " failed: " + w};

@@ -12,7 +12,7 @@ class TextfileExporter : public Exporter {
       : dir_(std::move(dir)), options_(std::move(options)) {}
 
   ExportStatus write(const ExportInput& in) override {
-    const std::string w = write_textfile(dir_, in.report, in.gate, options_);
+    const std::string w = write_textfile(dir_, *in.report, in.gate, options_);
     return ExportStatus::from(w.empty() ? w : "--textfile: " + w);
   }
 
