@@ -196,15 +196,20 @@ class Reader {
     return c;
   }
 
+  // What history_metric read of a metric's fields, before it checks what is missing.
+  struct MetricFields {
+    json_dom::ImportedParts imported;  // "summary_only", "unknown_quantiles" (raw)
+    std::string_view runs, summary;
+    std::optional<std::string> kind, better, gating;
+    bool named = false, unit = false, samples = false, histogram = false, runs_read = false;
+  };
+
   Metric history_metric(simdjson::ondemand::value v, const std::string& cw, std::size_t k) {
     // Paths are built for error messages only.
     const auto where = [&] { return cw + ".metrics[" + std::to_string(k) + "]"; };
     const auto at = [&](const char* tail) { return [&where, tail] { return where() + tail; }; };
     Metric m;
-    json_dom::ImportedParts imported;  // "summary_only", "unknown_quantiles" (raw)
-    std::string_view runs, summary;
-    std::optional<std::string> kind, better, gating;
-    bool named = false, unit = false, samples = false, histogram = false, runs_read = false;
+    MetricFields mf;
     for (auto f : object_value(v, where)) {
       simdjson::ondemand::field field;
       check(std::move(f).get(field));
@@ -212,24 +217,24 @@ class Reader {
       check(field.unescaped_key().get(key));
       if (key == "name") {
         m.name = string_value(field.value(), at(".name"));
-        named = true;
+        mf.named = true;
       } else if (key == "kind") {
-        kind = string_value(field.value(), at(".kind"));
-        const auto known = metric_kind_from(*kind);
+        mf.kind = string_value(field.value(), at(".kind"));
+        const auto known = metric_kind_from(*mf.kind);
         if (!known) throw JsonError(where() + ".kind: unknown metric kind");
         m.kind = *known;
       } else if (key == "unit") {
         m.unit = string_value(field.value(), at(".unit"));
-        unit = true;
+        mf.unit = true;
       } else if (key == "better") {
-        better = string_value(field.value(), at(".better"));
+        mf.better = string_value(field.value(), at(".better"));
       } else if (key == "gating") {
-        gating = string_value(field.value(), at(".gating"));
+        mf.gating = string_value(field.value(), at(".gating"));
       } else if (key == "samples") {
-        samples = true;
+        mf.samples = true;
         // A latency metric's samples are its runs' maxima, not read (unless it names its kind
         // after them: they are cleared below).
-        if (kind && m.kind == MetricKind::kLatency) continue;
+        if (mf.kind && m.kind == MetricKind::kLatency) continue;
         m.samples.clear();
         for (auto x : list_value(field.value(), at(".samples"))) {
           double d = 0;
@@ -240,46 +245,52 @@ class Reader {
         }
       } else if (key == "runs") {
         // Columns are read in place; the older array of summaries through the DOM reader.
-        if (auto r = runs_on_demand(field.value(), at(".runs"), &imported.missing_columns)) {
+        if (auto r = runs_on_demand(field.value(), at(".runs"), &mf.imported.missing_columns)) {
           m.runs = std::move(*r);
-          runs_read = true;
+          mf.runs_read = true;
         } else {
-          imported.runs = runs = raw_of(field.value());
+          mf.imported.runs = mf.runs = raw_of(field.value());
         }
       } else if (key == "summary") {
-        summary = raw_of(field.value());
-        if (summary.front() != '{') throw JsonError(where() + ".summary: expected an object");
+        mf.summary = raw_of(field.value());
+        if (mf.summary.front() != '{') throw JsonError(where() + ".summary: expected an object");
       } else if (key == "histogram") {
-        histogram = true;
+        mf.histogram = true;
         object_value(field.value(), at(".histogram"));
       } else if (key == "unknown_quantiles" || key == "summary_only") {
-        (key == "summary_only" ? imported.summary_only : imported.unknown) = raw_of(field.value());
+        (key == "summary_only" ? mf.imported.summary_only : mf.imported.unknown) =
+            raw_of(field.value());
       }
     }
-    if (!named) throw JsonError(where() + ": missing field 'name'");
-    if (!kind) throw JsonError(where() + ": missing field 'kind'");
-    if (!unit) throw JsonError(where() + ": missing field 'unit'");
-    if (!better) throw JsonError(where() + ": missing field 'better'");
-    const auto b = better_from(*better);
-    if (!b) throw JsonError(where() + ".better: expected lower or higher");
+    finish_metric(m, mf, where());
+    return m;
+  }
+
+  // The checks of what a metric must have, and its latency parts read from what was kept raw.
+  void finish_metric(Metric& m, const MetricFields& f, const std::string& where) {
+    if (!f.named) throw JsonError(where + ": missing field 'name'");
+    if (!f.kind) throw JsonError(where + ": missing field 'kind'");
+    if (!f.unit) throw JsonError(where + ": missing field 'unit'");
+    if (!f.better) throw JsonError(where + ": missing field 'better'");
+    const auto b = better_from(*f.better);
+    if (!b) throw JsonError(where + ".better: expected lower or higher");
     m.better = *b;
-    m.gating = json_dom::gating_from(gating.value_or(""), m.unit, where());
-    if (!samples) throw JsonError(where() + ": missing field 'samples'");
-    if (m.kind != MetricKind::kLatency) return m;
+    m.gating = json_dom::gating_from(f.gating.value_or(""), m.unit, where);
+    if (!f.samples) throw JsonError(where + ": missing field 'samples'");
+    if (m.kind != MetricKind::kLatency) return;
     m.samples.clear();
-    if (summary.empty()) throw JsonError(where() + ": missing field 'summary'");
-    if (json_dom::read_imported_parts(m, imported, dom_, where())) return m;
-    if (!histogram) throw JsonError(where() + ": missing field 'histogram'");
-    if (runs_read) {
+    if (f.summary.empty()) throw JsonError(where + ": missing field 'summary'");
+    if (json_dom::read_imported_parts(m, f.imported, dom_, where)) return;
+    if (!f.histogram) throw JsonError(where + ": missing field 'histogram'");
+    if (f.runs_read) {
       // Read in place above.
-    } else if (!runs.empty()) {
-      m.runs = json_dom::runs_from(piece(runs), where() + ".runs");
+    } else if (!f.runs.empty()) {
+      m.runs = json_dom::runs_from(piece(f.runs), where + ".runs");
     } else if (enc_.one_run_when_absent) {
       // The writer writes the histogram's summary, which the full read's run is (up to the
       // rounding of a stddev restored from the file: the history does not use it).
-      m.runs = {json_dom::latency_summary_from(piece(summary), where() + ".summary")};
+      m.runs = {json_dom::latency_summary_from(piece(f.summary), where + ".summary")};
     }
-    return m;
   }
 
   // Checked values; `what()` names the value in the error.

@@ -154,6 +154,33 @@ struct Placement {
   int sender_cpu, receiver_cpu;
 };
 
+// What one mechanism's threads measured: its failures and errors, and the case's metrics.
+void add_outcome(const std::string& name, WakeupChannel& ch, Receiver& rx, Sender& tx,
+                 rtgate::Case& out, std::string* failure, std::string* error) {
+  if (rx.lost) {
+    *failure = name + ": lost wakeup: message " + std::to_string(rx.lost_seq) + " was sent " +
+               std::to_string(rx.lost_age_ns / 1'000'000) +
+               " ms before the receiver's wait timed out, and never woke it";
+  }
+  if (rx.error != 0) *error = name + ": " + describe(ch.wait_call(), rx.error);
+  if (tx.error != 0) *error = name + ": " + describe(ch.send_call(), tx.error);
+  const auto messages = static_cast<double>(rx.rec.samples());
+  out.metrics.push_back(rtgate::Metric::latency("wakeup_latency", std::move(rx.rec.histogram()),
+                                                std::move(rx.rec.block_maxima())));
+  out.metrics.push_back(
+      rtgate::Metric::count("messages", messages, "messages", rtgate::Metric::Gating::kReported));
+  // Periods the sender woke too late for or spent inside a send (its CPU was taken), and
+  // periods it let pass because the receiver had not yet taken the previous message (a wakeup
+  // slower than a period). With the messages they account for every period of the schedule.
+  const std::uint64_t missed = tx.rec.missed_periods() + tx.rec.work_skipped();
+  out.metrics.push_back(rtgate::Metric::count("missed_periods", static_cast<double>(missed),
+                                              "periods", rtgate::Metric::Gating::kEventRate));
+  out.metrics.push_back(rtgate::Metric::count("skipped_periods", static_cast<double>(tx.skipped),
+                                              "periods", rtgate::Metric::Gating::kEventRate));
+  out.metrics.push_back(rtgate::Metric::count("lost_wakeups", rx.lost ? 1 : 0, "wakeups",
+                                              rtgate::Metric::Gating::kEventRate));
+}
+
 // One mechanism's case. `failure`, `error` and `missing` get a one-line reason when it failed,
 // broke, or the kernel lacks the mechanism (then the case has no metrics).
 rtgate::Case measure(WakeupVia via, const Placement& at, const Config& c, rtgate::RunContext& ctx,
@@ -215,28 +242,7 @@ rtgate::Case measure(WakeupVia via, const Placement& at, const Config& c, rtgate
     }
   }                            // joins the sender, then the receiver
   if (!rx || !tx) return out;  // a thread failed to build its state: the run ends as an error
-  if (rx->lost) {
-    *failure = name + ": lost wakeup: message " + std::to_string(rx->lost_seq) + " was sent " +
-               std::to_string(rx->lost_age_ns / 1'000'000) +
-               " ms before the receiver's wait timed out, and never woke it";
-  }
-  if (rx->error != 0) *error = name + ": " + describe(ch->wait_call(), rx->error);
-  if (tx->error != 0) *error = name + ": " + describe(ch->send_call(), tx->error);
-  const auto messages = static_cast<double>(rx->rec.samples());
-  out.metrics.push_back(rtgate::Metric::latency("wakeup_latency", std::move(rx->rec.histogram()),
-                                                std::move(rx->rec.block_maxima())));
-  out.metrics.push_back(
-      rtgate::Metric::count("messages", messages, "messages", rtgate::Metric::Gating::kReported));
-  // Periods the sender woke too late for or spent inside a send (its CPU was taken), and
-  // periods it let pass because the receiver had not yet taken the previous message (a wakeup
-  // slower than a period). With the messages they account for every period of the schedule.
-  const std::uint64_t missed = tx->rec.missed_periods() + tx->rec.work_skipped();
-  out.metrics.push_back(rtgate::Metric::count("missed_periods", static_cast<double>(missed),
-                                              "periods", rtgate::Metric::Gating::kEventRate));
-  out.metrics.push_back(rtgate::Metric::count("skipped_periods", static_cast<double>(tx->skipped),
-                                              "periods", rtgate::Metric::Gating::kEventRate));
-  out.metrics.push_back(rtgate::Metric::count("lost_wakeups", rx->lost ? 1 : 0, "wakeups",
-                                              rtgate::Metric::Gating::kEventRate));
+  add_outcome(name, *ch, *rx, *tx, out, failure, error);
   return out;
 }
 

@@ -48,6 +48,33 @@ struct alignas(64) Counter {
   std::int64_t end_ns = 0;  // when the thread stopped counting
 };
 
+// The case of one lock and thread count from what each thread counted since `started_ns`.
+rtgate::Case case_of(const LockInfo& info, int threads, bool fifo,
+                     const std::vector<Counter>& counts, std::int64_t started_ns) {
+  std::vector<double> per_thread;
+  double total = 0;
+  std::int64_t last_end = 0;
+  for (const Counter& c : counts) {
+    per_thread.push_back(static_cast<double>(c.ops));
+    total += static_cast<double>(c.ops);
+    last_end = std::max(last_end, c.end_ns);
+  }
+  // Divided by the time the threads actually counted (a stop request shortens it), not the
+  // planned slice, so a shortened case is not mistaken for a collapse.
+  const std::int64_t counted_ns = std::max<std::int64_t>(1, last_end - started_ns);
+  rtgate::Case out;
+  out.name = info.name + "/" + std::to_string(threads) + "t";
+  out.labels = {{"lock", info.name},
+                {"threads", std::to_string(threads)},
+                {"kind", rtgate::locks::to_string(info.kind)},
+                {"thread_class", fifo ? "rt" : "nonrt"}};
+  out.metrics.push_back(rtgate::Metric::throughput(
+      "throughput", "Mops/s", total / (static_cast<double>(counted_ns) / 1e9) / 1e6));
+  out.metrics.push_back(rtgate::Metric::count("fairness_cv", rtgate::stats::coeff_var(per_thread),
+                                              "%", rtgate::Metric::Gating::kReported));
+  return out;
+}
+
 rtgate::Case measure(const LockInfo& info, int threads, const rtgate::Params& p,
                      std::int64_t slice_ns, rtgate::RunContext& ctx) {
   auto lock = info.make();
@@ -106,29 +133,7 @@ rtgate::Case measure(const LockInfo& info, int threads, const rtgate::Params& p,
       throw;
     }
   }  // joins
-  std::vector<double> per_thread;
-  double total = 0;
-  std::int64_t last_end = 0;
-  for (const Counter& c : counts) {
-    per_thread.push_back(static_cast<double>(c.ops));
-    total += static_cast<double>(c.ops);
-    last_end = std::max(last_end, c.end_ns);
-  }
-  // Divided by the time the threads actually counted (a stop request shortens it), not the
-  // planned slice, so a shortened case is not mistaken for a collapse.
-  const std::int64_t counted_ns =
-      std::max<std::int64_t>(1, last_end - (end_shared.load() - slice_ns));
-  rtgate::Case out;
-  out.name = info.name + "/" + std::to_string(threads) + "t";
-  out.labels = {{"lock", info.name},
-                {"threads", std::to_string(threads)},
-                {"kind", rtgate::locks::to_string(info.kind)},
-                {"thread_class", fifo ? "rt" : "nonrt"}};
-  out.metrics.push_back(rtgate::Metric::throughput(
-      "throughput", "Mops/s", total / (static_cast<double>(counted_ns) / 1e9) / 1e6));
-  out.metrics.push_back(rtgate::Metric::count("fairness_cv", rtgate::stats::coeff_var(per_thread),
-                                              "%", rtgate::Metric::Gating::kReported));
-  return out;
+  return case_of(info, threads, fifo, counts, end_shared.load() - slice_ns);
 }
 
 rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {

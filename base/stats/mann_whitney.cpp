@@ -63,67 +63,61 @@ double mann_whitney_exact_cdf(std::size_t m, std::size_t n, double u) {
   return exact_tails(exact_counts(m, n), std::floor(u)).lower;
 }
 
-MannWhitneyResult mann_whitney_u(std::span<const double> x, std::span<const double> y,
-                                 Alternative alternative, MannWhitneyMethod method) {
-  MannWhitneyResult r;
-  if (x.empty() || y.empty()) return r;
-  const std::size_t nx = x.size(), ny = y.size();
+namespace {
 
-  // Midranks over the pooled sample; tie groups kept for the variance correction.
+// x's midrank sum over the pooled sample, and the tie groups' variance correction.
+struct Ranks {
+  double rank_sum_x = 0;
+  double tie_term = 0;  // sum of t^3 - t over tie groups of size t
+  bool ties = false;
+};
+
+Ranks midranks(std::span<const double> x, std::span<const double> y) {
   std::vector<std::pair<double, bool>> pooled;  // value, from x
-  pooled.reserve(nx + ny);
+  pooled.reserve(x.size() + y.size());
   for (double v : x) pooled.emplace_back(v, true);
   for (double v : y) pooled.emplace_back(v, false);
   std::sort(pooled.begin(), pooled.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
-  double rank_sum_x = 0, tie_term = 0;
-  bool ties = false;
+  Ranks r;
   for (std::size_t i = 0; i < pooled.size();) {
     std::size_t j = i;
     while (j < pooled.size() && pooled[j].first == pooled[i].first) ++j;
     const double t = static_cast<double>(j - i);
     const double midrank = (static_cast<double>(i + 1) + static_cast<double>(j)) / 2;
     for (std::size_t k = i; k < j; ++k) {
-      if (pooled[k].second) rank_sum_x += midrank;
+      if (pooled[k].second) r.rank_sum_x += midrank;
     }
     if (t > 1) {
-      ties = true;
-      tie_term += t * t * t - t;
+      r.ties = true;
+      r.tie_term += t * t * t - t;
     }
     i = j;
   }
-  const double dx = static_cast<double>(nx), dy = static_cast<double>(ny);
-  r.u = rank_sum_x - dx * (dx + 1) / 2;
-  r.effect = r.u / (dx * dy);
+  return r;
+}
 
-  bool exact = method == MannWhitneyMethod::kExact;
-  if (method == MannWhitneyMethod::kAuto) {
-    exact = !ties && nx < kMannWhitneyExactLimit && ny < kMannWhitneyExactLimit;
+double one_or_two_sided(Alternative alternative, double below, double above) {
+  switch (alternative) {
+    case Alternative::kLess:
+      return below;
+    case Alternative::kGreater:
+      return above;
+    case Alternative::kTwoSided:
+      break;
   }
-  if (exact) {
-    if (ties) throw std::invalid_argument("mann_whitney_u: the exact test needs untied values");
-    const auto [lower, upper] = exact_tails(exact_counts(nx, ny), r.u);
-    r.exact = true;
-    switch (alternative) {
-      case Alternative::kLess:
-        r.p_value = lower;
-        break;
-      case Alternative::kGreater:
-        r.p_value = upper;
-        break;
-      case Alternative::kTwoSided:
-        r.p_value = std::min(1.0, 2 * (r.u > dx * dy / 2 ? upper : lower));
-        break;
-    }
-    return r;
-  }
+  return std::min(1.0, 2 * std::min(below, above));
+}
 
+// The normal approximation with the tie correction and a continuity correction.
+void normal_approximation(double dx, double dy, double tie_term, Alternative alternative,
+                          MannWhitneyResult& r) {
   const double n = dx + dy;
   const double sigma = std::sqrt(dx * dy / 12 * ((n + 1) - tie_term / (n * (n - 1))));
   const double centred = r.u - dx * dy / 2;
   if (!(sigma > 0)) {
     r.p_value = 1.0;
-    return r;
+    return;
   }
   double correction = 0.5;
   if (alternative == Alternative::kLess) correction = -0.5;
@@ -131,19 +125,37 @@ MannWhitneyResult mann_whitney_u(std::span<const double> x, std::span<const doub
     correction = centred > 0 ? 0.5 : centred < 0 ? -0.5 : 0;
   r.z = (centred - correction) / sigma;
   const boost::math::normal normal;
-  const double below = boost::math::cdf(normal, r.z);
-  const double above = boost::math::cdf(boost::math::complement(normal, r.z));
-  switch (alternative) {
-    case Alternative::kLess:
-      r.p_value = below;
-      break;
-    case Alternative::kGreater:
-      r.p_value = above;
-      break;
-    case Alternative::kTwoSided:
-      r.p_value = std::min(1.0, 2 * std::min(below, above));
-      break;
+  r.p_value = one_or_two_sided(alternative, boost::math::cdf(normal, r.z),
+                               boost::math::cdf(boost::math::complement(normal, r.z)));
+}
+
+}  // namespace
+
+MannWhitneyResult mann_whitney_u(std::span<const double> x, std::span<const double> y,
+                                 Alternative alternative, MannWhitneyMethod method) {
+  MannWhitneyResult r;
+  if (x.empty() || y.empty()) return r;
+  const std::size_t nx = x.size(), ny = y.size();
+  const Ranks ranks = midranks(x, y);
+  const double dx = static_cast<double>(nx), dy = static_cast<double>(ny);
+  r.u = ranks.rank_sum_x - dx * (dx + 1) / 2;
+  r.effect = r.u / (dx * dy);
+
+  bool exact = method == MannWhitneyMethod::kExact;
+  if (method == MannWhitneyMethod::kAuto) {
+    exact = !ranks.ties && nx < kMannWhitneyExactLimit && ny < kMannWhitneyExactLimit;
   }
+  if (!exact) {
+    normal_approximation(dx, dy, ranks.tie_term, alternative, r);
+    return r;
+  }
+  if (ranks.ties) throw std::invalid_argument("mann_whitney_u: the exact test needs untied values");
+  const auto [lower, upper] = exact_tails(exact_counts(nx, ny), r.u);
+  r.exact = true;
+  // Two-sided exact: twice the tail on U's side of its mean.
+  r.p_value = alternative == Alternative::kTwoSided
+                  ? std::min(1.0, 2 * (r.u > dx * dy / 2 ? upper : lower))
+                  : one_or_two_sided(alternative, lower, upper);
   return r;
 }
 
