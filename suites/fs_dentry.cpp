@@ -89,11 +89,42 @@ std::string populate(const std::string& root, int dirs, int threads, int files,
   return "";
 }
 
-rtgate::SuiteResult finish(rtgate::SuiteStatus status, std::string why) {
-  rtgate::SuiteResult r;
-  r.status = status;
-  r.reason = std::move(why);
-  return r;
+// One thread's stat/open/read/write/close/rename loop over its files, moving each file to the
+// next directory; returns the bytes it read and wrote.
+std::uint64_t churn(wl::Worker& w, const std::string& root, int dirs, int files, std::size_t io) {
+  const int t = w.index();
+  wl::FastRand rng(static_cast<std::uint64_t>(t) + 1);
+  std::vector<int> where(static_cast<std::size_t>(files));  // each file's directory
+  for (int f = 0; f < files; ++f) where[static_cast<std::size_t>(f)] = f % dirs;
+  std::vector<char> buf(io, 'y');
+  const std::string missing = root + "/d0/missing_t" + std::to_string(t);
+  std::uint64_t moved = 0;
+  while (w.keep_going()) {
+    const int f = static_cast<int>(rng.below(static_cast<std::uint64_t>(files)));
+    int& d = where[static_cast<std::size_t>(f)];
+    const std::string path = file_path(root, d, t, f);
+    struct stat st {};
+    if (stat(path.c_str(), &st) != 0) throw std::runtime_error(errno_text("stat " + path));
+    if (stat(missing.c_str(), &st) == 0 || errno != ENOENT) {
+      throw std::runtime_error("stat of a missing name did not fail with ENOENT");
+    }
+    const int fd = open(path.c_str(), O_RDWR);
+    if (fd < 0) throw std::runtime_error(errno_text("open " + path));
+    const ssize_t got = pread(fd, buf.data(), io, 0);
+    const auto off = static_cast<off_t>(rng.below(io - io / 4 + 1));
+    const ssize_t put = pwrite(fd, buf.data(), io / 4, off);
+    close(fd);
+    if (got < 0 || put < 0) throw std::runtime_error(errno_text("read/write " + path));
+    moved += static_cast<std::uint64_t>(got + put);
+    const int to = (d + 1) % dirs;
+    const std::string dest = file_path(root, to, t, f);
+    if (rename(path.c_str(), dest.c_str()) != 0) {
+      throw std::runtime_error(errno_text("rename " + path));
+    }
+    d = to;
+    w.add(7);  // stat, stat, open, pread, pwrite, close, rename
+  }
+  return moved;
 }
 
 rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
@@ -103,54 +134,22 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
   const auto io = static_cast<std::size_t>(p.get_int("io_kb")) << 10;
   const std::string parent = p.get_string("root").empty() ? "/dev/shm" : p.get_string("root");
   TempTree tree(parent);
-  if (!tree.error().empty()) return finish(rtgate::SuiteStatus::kSkipped, tree.error());
+  if (!tree.error().empty())
+    return rtgate::SuiteResult::ended(rtgate::SuiteStatus::kSkipped, tree.error());
   if (std::string why = populate(tree.path(), dirs, threads, files, io); !why.empty()) {
-    return finish(rtgate::SuiteStatus::kSkipped, why);
+    return rtgate::SuiteResult::ended(rtgate::SuiteStatus::kSkipped, why);
   }
 
   wl::WorkloadProbe probe(p, ctx, ctx.duration_ns());
   if (std::string why = probe.start(); !why.empty()) {
-    return finish(rtgate::SuiteStatus::kSkipped, why);
+    return rtgate::SuiteResult::ended(rtgate::SuiteStatus::kSkipped, why);
   }
   std::vector<std::uint64_t> bytes(static_cast<std::size_t>(threads), 0);  // set at each end
   const wl::GroupRun g = wl::run_group(
       ctx,
       {.name = "dentry", .threads = threads, .cpus = ctx.cpus(), .duration_ns = ctx.duration_ns()},
       [&](wl::Worker& w) {
-        const int t = w.index();
-        wl::FastRand rng(static_cast<std::uint64_t>(t) + 1);
-        std::vector<int> where(static_cast<std::size_t>(files));  // each file's directory
-        for (int f = 0; f < files; ++f) where[static_cast<std::size_t>(f)] = f % dirs;
-        std::vector<char> buf(io, 'y');
-        const std::string& root = tree.path();
-        const std::string missing = root + "/d0/missing_t" + std::to_string(t);
-        std::uint64_t moved = 0;
-        while (w.keep_going()) {
-          const int f = static_cast<int>(rng.below(static_cast<std::uint64_t>(files)));
-          int& d = where[static_cast<std::size_t>(f)];
-          const std::string path = file_path(root, d, t, f);
-          struct stat st {};
-          if (stat(path.c_str(), &st) != 0) throw std::runtime_error(errno_text("stat " + path));
-          if (stat(missing.c_str(), &st) == 0 || errno != ENOENT) {
-            throw std::runtime_error("stat of a missing name did not fail with ENOENT");
-          }
-          const int fd = open(path.c_str(), O_RDWR);
-          if (fd < 0) throw std::runtime_error(errno_text("open " + path));
-          const ssize_t got = pread(fd, buf.data(), io, 0);
-          const auto off = static_cast<off_t>(rng.below(io - io / 4 + 1));
-          const ssize_t put = pwrite(fd, buf.data(), io / 4, off);
-          close(fd);
-          if (got < 0 || put < 0) throw std::runtime_error(errno_text("read/write " + path));
-          moved += static_cast<std::uint64_t>(got + put);
-          const int to = (d + 1) % dirs;
-          const std::string dest = file_path(root, to, t, f);
-          if (rename(path.c_str(), dest.c_str()) != 0) {
-            throw std::runtime_error(errno_text("rename " + path));
-          }
-          d = to;
-          w.add(7);  // stat, stat, open, pread, pwrite, close, rename
-        }
-        bytes[static_cast<std::size_t>(t)] = moved;
+        bytes[static_cast<std::size_t>(w.index())] = churn(w, tree.path(), dirs, files, io);
       });
   probe.stop();
 

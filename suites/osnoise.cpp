@@ -60,6 +60,26 @@ std::string validate(const rtgate::Params& p) {
   return "";
 }
 
+// One CPU's metrics, from what its periods reported.
+void add_metrics(PerCpu& c, rtgate::Case& k) {
+  k.metrics.push_back(rtgate::Metric::latency("max_single_noise", std::move(c.max_single),
+                                              std::move(c.max_single_periods)));
+  k.metrics.push_back(
+      rtgate::Metric::latency("period_noise", std::move(c.noise), std::move(c.noise_periods)));
+  if (c.runtime_ns > 0) {
+    const double runtime = static_cast<double>(c.runtime_ns);
+    const double noise = static_cast<double>(std::min(c.noise_ns, c.runtime_ns));
+    k.metrics.push_back(rate("noise_per_second", "ns/s", noise / runtime * 1e9));
+    k.metrics.push_back(
+        rtgate::Metric::throughput("cpu_available", "%", (runtime - noise) * 100 / runtime));
+  }
+  for (std::size_t i = 0; i < kKinds.size(); ++i) {
+    k.metrics.push_back(rtgate::Metric::count(std::string("interference_") + kKinds[i],
+                                              static_cast<double>(c.interference[i]),
+                                              "interferences", rtgate::Metric::Gating::kReported));
+  }
+}
+
 rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
   using rtgate::SuiteResult;
   using rtgate::SuiteStatus;
@@ -121,22 +141,7 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
       !ctx.stop_requested() && ctx.duration_ns() >= 2 * p.get_int("period_us") * 1000;
   for (auto& [cpu, c] : per_cpu) {
     rtgate::Case k = tracer->cpu_case(cpu, "nonrt");
-    k.metrics.push_back(rtgate::Metric::latency("max_single_noise", std::move(c->max_single),
-                                                std::move(c->max_single_periods)));
-    k.metrics.push_back(
-        rtgate::Metric::latency("period_noise", std::move(c->noise), std::move(c->noise_periods)));
-    if (c->runtime_ns > 0) {
-      const double runtime = static_cast<double>(c->runtime_ns);
-      const double noise = static_cast<double>(std::min(c->noise_ns, c->runtime_ns));
-      k.metrics.push_back(rate("noise_per_second", "ns/s", noise / runtime * 1e9));
-      k.metrics.push_back(
-          rtgate::Metric::throughput("cpu_available", "%", (runtime - noise) * 100 / runtime));
-    }
-    for (std::size_t i = 0; i < kKinds.size(); ++i) {
-      k.metrics.push_back(rtgate::Metric::count(
-          std::string("interference_") + kKinds[i], static_cast<double>(c->interference[i]),
-          "interferences", rtgate::Metric::Gating::kReported));
-    }
+    add_metrics(*c, k);
     result.cases.push_back(std::move(k));
     rtgate::trace::error_if_silent(result, "osnoise", cpu, expected && c->periods == 0);
   }
