@@ -137,6 +137,37 @@ std::string why_refused(int err, const Reservation& r, std::size_t thread, doubl
   }
 }
 
+// Each thread's reservation: periods stepped per thread, runtime and deadline as percentages.
+std::vector<Reservation> reservations(const rtgate::Params& p, std::size_t n, std::int64_t pct,
+                                      std::int64_t deadline_pct) {
+  std::vector<Reservation> res;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t period =
+        (p.get_int("interval_us") + static_cast<std::int64_t>(i) * p.get_int("step_us")) * 1000;
+    res.push_back({period * pct / 100, period * deadline_pct / 100, period});
+  }
+  return res;
+}
+
+// One thread's case: its reservation and what its periodic loop measured.
+rtgate::Case case_of(std::size_t i, Worker& w, const Reservation& r, const std::vector<int>& cpus) {
+  rtgate::Case c;
+  c.name = "thread" + std::to_string(i);
+  c.labels = {{"cpus", rtgate::text::format_cpu_list(cpus)},
+              {"thread_class", "rt"},
+              {"period_us", std::to_string(r.period_ns / 1000)},
+              {"runtime_us", std::to_string(r.runtime_ns / 1000)},
+              {"deadline_us", std::to_string(r.deadline_ns / 1000)}};
+  c.metrics.push_back(rtgate::Metric::latency("wakeup_latency", std::move(w.rec.histogram()),
+                                              std::move(w.rec.block_maxima())));
+  c.metrics.push_back(rtgate::Metric::count("overruns", static_cast<double>(w.rec.overruns()),
+                                            "wakeups", rtgate::Metric::Gating::kEventRate));
+  c.metrics.push_back(rtgate::Metric::count("missed_periods",
+                                            static_cast<double>(w.rec.missed_periods()), "periods",
+                                            rtgate::Metric::Gating::kEventRate));
+  return c;
+}
+
 rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
   std::string why;
   const auto selected = rtgate::rt::select_cpus(p.get_string("cpus"), ctx.cpus(), &why);
@@ -158,16 +189,10 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
   const std::int64_t block_ns = p.get_int("block_ms") * 1'000'000;
   const std::int64_t duration_ns = ctx.duration_ns();
 
-  std::vector<Reservation> res;
+  const std::vector<Reservation> res = reservations(p, n, pct, deadline_pct);
+  const double total_share = static_cast<double>(n) * static_cast<double>(pct) / 100;
   std::vector<rtgate::LiveStats*> live;
-  double total_share = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::int64_t period =
-        (p.get_int("interval_us") + static_cast<std::int64_t>(i) * p.get_int("step_us")) * 1000;
-    res.push_back({period * pct / 100, period * deadline_pct / 100, period});
-    total_share += static_cast<double>(pct) / 100;
-    live.push_back(&ctx.track("thread" + std::to_string(i)));
-  }
+  for (std::size_t i = 0; i < n; ++i) live.push_back(&ctx.track("thread" + std::to_string(i)));
   std::vector<std::unique_ptr<Worker>> workers(n);
   Refusal refusal;
   rtgate::StartLine start_line(static_cast<int>(n), 1'000'000);
@@ -219,22 +244,7 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
   rtgate::SuiteResult result;
   for (std::size_t i = 0; i < n; ++i) {
     if (!workers[i]) continue;  // its thread failed to build it: the run ends as an error
-    Worker& w = *workers[i];
-    rtgate::Case c;
-    c.name = "thread" + std::to_string(i);
-    c.labels = {{"cpus", rtgate::text::format_cpu_list(cpus)},
-                {"thread_class", "rt"},
-                {"period_us", std::to_string(res[i].period_ns / 1000)},
-                {"runtime_us", std::to_string(res[i].runtime_ns / 1000)},
-                {"deadline_us", std::to_string(res[i].deadline_ns / 1000)}};
-    c.metrics.push_back(rtgate::Metric::latency("wakeup_latency", std::move(w.rec.histogram()),
-                                                std::move(w.rec.block_maxima())));
-    c.metrics.push_back(rtgate::Metric::count("overruns", static_cast<double>(w.rec.overruns()),
-                                              "wakeups", rtgate::Metric::Gating::kEventRate));
-    c.metrics.push_back(rtgate::Metric::count("missed_periods",
-                                              static_cast<double>(w.rec.missed_periods()),
-                                              "periods", rtgate::Metric::Gating::kEventRate));
-    result.cases.push_back(std::move(c));
+    result.cases.push_back(case_of(i, *workers[i], res[i], cpus));
   }
   return result;
 }

@@ -181,6 +181,53 @@ std::vector<double> ticks(double lo, double hi, bool log) {
   return out;
 }
 
+namespace {
+
+// One series' bars as a single step path down to the axis.
+std::string bars_path(const BarSeries& s, const svg::Scale& sx, const svg::Scale& sy) {
+  const long bottom = std::lround(sy.p0);
+  // One segment per pixel column run; overlapping columns keep the larger count.
+  struct Seg {
+    long x0, x1;
+    double count;
+  };
+  std::vector<Seg> segs;
+  std::size_t points = 0;
+  for (const Bar& b : s.bars) {
+    if (b.count <= 0) continue;
+    ++points;
+    const long a = std::lround(sx(b.lower));
+    const long e = std::max(a + 1, std::lround(sx(b.upper)));
+    if (!segs.empty() && a < segs.back().x1) {
+      segs.back().x1 = std::max(segs.back().x1, e);
+      segs.back().count = std::max(segs.back().count, b.count);
+    } else {
+      segs.push_back({a, e, b.count});
+    }
+  }
+  if (segs.empty()) return "";
+  std::string d = "M" + std::to_string(segs.front().x0) + " " + std::to_string(bottom);
+  long x = segs.front().x0, y = bottom;
+  for (const Seg& g : segs) {
+    if (g.x0 > x) {
+      if (y != bottom) d += "V" + std::to_string(bottom);
+      d += "H" + std::to_string(g.x0);
+      y = bottom;
+    }
+    const long gy = std::lround(sy(g.count));
+    if (gy != y) d += "V" + std::to_string(gy);
+    d += "H" + std::to_string(g.x1);
+    x = g.x1;
+    y = gy;
+  }
+  if (y != bottom) d += "V" + std::to_string(bottom);
+  const std::string cls = "h " + color_class(s.color) + (s.dashed ? " d" : "");
+  return "<path class=\"" + cls + "\" data-label=\"" + escape(s.label) + "\" data-points=\"" +
+         std::to_string(points) + "\" d=\"" + d + "\"/>";
+}
+
+}  // namespace
+
 std::string histogram_chart(const ChartFrame& f, const std::vector<BarSeries>& series,
                             const std::vector<Mark>& marks) {
   double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, cmin = xlo, cmax = 0;
@@ -213,46 +260,7 @@ std::string histogram_chart(const ChartFrame& f, const std::vector<BarSeries>& s
   const int top = plot.lay.top;
   std::string out = svg::frame_svg(plot.frame, sx, sy, legend, plot.lay);
   const long bottom = std::lround(sy.p0);
-  for (const BarSeries& s : series) {
-    // One segment per pixel column run; overlapping columns keep the larger count.
-    struct Seg {
-      long x0, x1;
-      double count;
-    };
-    std::vector<Seg> segs;
-    std::size_t points = 0;
-    for (const Bar& b : s.bars) {
-      if (b.count <= 0) continue;
-      ++points;
-      const long a = std::lround(sx(b.lower));
-      const long e = std::max(a + 1, std::lround(sx(b.upper)));
-      if (!segs.empty() && a < segs.back().x1) {
-        segs.back().x1 = std::max(segs.back().x1, e);
-        segs.back().count = std::max(segs.back().count, b.count);
-      } else {
-        segs.push_back({a, e, b.count});
-      }
-    }
-    if (segs.empty()) continue;
-    std::string d = "M" + std::to_string(segs.front().x0) + " " + std::to_string(bottom);
-    long x = segs.front().x0, y = bottom;
-    for (const Seg& g : segs) {
-      if (g.x0 > x) {
-        if (y != bottom) d += "V" + std::to_string(bottom);
-        d += "H" + std::to_string(g.x0);
-        y = bottom;
-      }
-      const long gy = std::lround(sy(g.count));
-      if (gy != y) d += "V" + std::to_string(gy);
-      d += "H" + std::to_string(g.x1);
-      x = g.x1;
-      y = gy;
-    }
-    if (y != bottom) d += "V" + std::to_string(bottom);
-    const std::string cls = "h " + color_class(s.color) + (s.dashed ? " d" : "");
-    out += "<path class=\"" + cls + "\" data-label=\"" + escape(s.label) + "\" data-points=\"" +
-           std::to_string(points) + "\" d=\"" + d + "\"/>";
-  }
+  for (const BarSeries& s : series) out += bars_path(s, sx, sy);
   for (std::size_t i = 0; i < marks.size(); ++i) {
     const Mark& m = marks[i];
     const double mx = sx(m.x);
