@@ -151,6 +151,36 @@ void mid_body(Group& g, const Timing& t, const std::atomic<bool>& stop) {
   }
 }
 
+// After a failed start: every group ends at its next round, and in the group whose three
+// threads did not all start, the missing ones drop out of both barriers, or the others would
+// wait there forever. `started`: the threads that did start, three a group in order.
+void release_groups(std::vector<std::unique_ptr<Group>>& groups, std::size_t started) {
+  for (auto& g : groups) g->quit.store(true);
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const std::size_t in_group = std::min<std::size_t>(3, started - std::min(started, 3 * i));
+    if (in_group == 0 || in_group == 3) continue;
+    for (std::size_t k = in_group; k < 3; ++k) {
+      groups[i]->a.arrive_and_drop();
+      groups[i]->b.arrive_and_drop();
+    }
+  }
+}
+
+// One group's case: its inversions per second and what went wrong in its rounds.
+rtgate::Case case_of(std::size_t i, const Group& g, const std::string& lock, int cpu,
+                     double seconds) {
+  rtgate::Case c;
+  c.name = "group" + std::to_string(i);
+  c.labels = {{"lock", lock}, {"cpu", std::to_string(cpu)}, {"thread_class", "rt"}};
+  c.metrics.push_back(rtgate::Metric::throughput("inversions", "inversions/s",
+                                                 static_cast<double>(g.rounds) / seconds));
+  c.metrics.push_back(rtgate::Metric::count("deadlocks", g.deadlocked ? 1 : 0, "groups",
+                                            rtgate::Metric::Gating::kReported));
+  c.metrics.push_back(rtgate::Metric::count("held_off", static_cast<double>(g.held_off), "rounds",
+                                            rtgate::Metric::Gating::kReported));
+  return c;
+}
+
 rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
   const auto* info = rtgate::locks::LockCatalogue::instance().find(p.get_string("lock"));
   const std::vector<int>& cpus = ctx.cpus();
@@ -194,18 +224,7 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
       }
     } catch (...) {
       ctx.request_stop();
-      // Every group ends at its next round; in the group whose three threads did not all start,
-      // the missing ones drop out of both barriers, or the others would wait there forever.
-      for (auto& g : groups) g->quit.store(true);
-      const std::size_t started = threads.size();
-      for (std::size_t i = 0; i < n; ++i) {
-        const std::size_t in_group = std::min<std::size_t>(3, started - std::min(started, 3 * i));
-        if (in_group == 0 || in_group == 3) continue;
-        for (std::size_t k = in_group; k < 3; ++k) {
-          groups[i]->a.arrive_and_drop();
-          groups[i]->b.arrive_and_drop();
-        }
-      }
+      release_groups(groups, threads.size());
       throw;
     }
   }  // joins
@@ -215,20 +234,9 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
   std::string deadlocked;
   for (std::size_t i = 0; i < n; ++i) {
     const Group& g = *groups[i];
-    rtgate::Case c;
-    c.name = "group" + std::to_string(i);
-    c.labels = {{"lock", info->name},
-                {"cpu", std::to_string(cpus[i % cpus.size()])},
-                {"thread_class", "rt"}};
-    c.metrics.push_back(rtgate::Metric::throughput("inversions", "inversions/s",
-                                                   static_cast<double>(g.rounds) / seconds));
-    c.metrics.push_back(rtgate::Metric::count("deadlocks", g.deadlocked ? 1 : 0, "groups",
-                                              rtgate::Metric::Gating::kReported));
-    c.metrics.push_back(rtgate::Metric::count("held_off", static_cast<double>(g.held_off), "rounds",
-                                              rtgate::Metric::Gating::kReported));
+    result.cases.push_back(case_of(i, g, info->name, cpus[i % cpus.size()], seconds));
     if (g.deadlocked)
       deadlocked += (deadlocked.empty() ? "group " : ", group ") + std::to_string(i);
-    result.cases.push_back(std::move(c));
   }
   if (!deadlocked.empty()) {
     result.status = rtgate::SuiteStatus::kFailed;
