@@ -108,6 +108,68 @@ std::map<std::string, ParamValue> params_of(const ToolOptions& o, const std::vec
   return p;
 }
 
+// How a file's threads become cases.
+struct ThreadCases {
+  std::string file;
+  bool own_cpus = false;   // every thread on a CPU of its own: cases are named by CPU
+  bool rt = false;         // SCHED_FIFO or SCHED_RR threads
+  bool histogram = false;  // -h: latencies as histograms, else the summary only
+  std::uint64_t unit_ns = 1000;
+  std::int64_t interval_us = 0, distance_us = 0;
+};
+
+// Thread `i`'s case: its wakeup latency as a histogram (-h) or as its summary.
+Case thread_case(std::uint64_t i, const json& t, const ThreadCases& how) {
+  const std::string w = how.file + ": thread." + std::to_string(i);
+  const std::uint64_t cycles = whole(member(t, "cycles", w), w + ".cycles");
+  const std::uint64_t min = whole(member(t, "min", w), w + ".min");
+  const std::uint64_t max = whole(member(t, "max", w), w + ".max");
+  const double avg = number(member(t, "avg", w), w + ".avg");
+  const json* cpu = optional_member(t, "cpu");
+  const std::int64_t c = cpu != nullptr ? integer(*cpu, w + ".cpu") : -1;
+  Case k;
+  k.name = how.own_cpus ? "cpu" + std::to_string(c) : "thread" + std::to_string(i);
+  if (c >= 0) k.labels["cpu"] = std::to_string(c);
+  k.labels["thread_class"] = how.rt ? "rt" : "nonrt";
+  k.labels["period_us"] =
+      std::to_string(how.interval_us + static_cast<std::int64_t>(i) * how.distance_us);
+  if (how.histogram) {
+    ToolHistogram th{.count = cycles, .min = min, .max = max, .mean = avg, .unit_ns = how.unit_ns};
+    std::uint64_t in_buckets = 0;
+    if (const json* hist = optional_member(t, "histogram")) {
+      for (const auto& [key, n] : hist->items()) {
+        const auto v = parse_whole(key);
+        if (!v) throw ImportError(w + ".histogram: bucket '" + key + "' is not a number");
+        const std::uint64_t c2 = whole(n, w + ".histogram." + key);
+        th.buckets[static_cast<std::uint64_t>(*v)] += c2;
+        in_buckets += c2;
+      }
+    }
+    if (in_buckets > cycles) {
+      throw ImportError(w + ": the histogram holds more samples than its " +
+                        std::to_string(cycles) + " cycles");
+    }
+    th.overflow = cycles - in_buckets;
+    k.metrics.push_back(histogram_metric("wakeup_latency", th, w));
+  } else {
+    k.metrics.push_back(summary_metric("wakeup_latency", cycles, min, avg, max, how.unit_ns, w));
+  }
+  return k;
+}
+
+// The file's threads in their index order ("0", "1", ..., "10"), whatever order the object keeps.
+std::map<std::uint64_t, const json*> threads_by_index(const json& j, const std::string& file) {
+  const json& threads = object(member(j, "thread", file), file + ": thread");
+  std::map<std::uint64_t, const json*> by_index;
+  for (const auto& [k, t] : threads.items()) {
+    const auto i = parse_whole(k);
+    if (!i) throw ImportError(file + ": thread." + k + ": not a thread number");
+    by_index[static_cast<std::uint64_t>(*i)] = &object(t, file + ": thread." + k);
+  }
+  if (by_index.empty()) throw ImportError(file + ": no thread results");
+  return by_index;
+}
+
 RunReport parse(const ImportInput& in) {
   const json& j = *in.json;
   const RtTestsHeader h = read_rt_tests_header(j, in.name);
@@ -122,15 +184,7 @@ RunReport parse(const ImportInput& in) {
               integer(*optional_member(j, "resolution_in_ns"), in.name + ": resolution_in_ns") != 0
           ? 1
           : 1000;
-  const json& threads = object(member(j, "thread", in.name), in.name + ": thread");
-  // Threads in their index order ("0", "1", ..., "10"), whatever order the object keeps.
-  std::map<std::uint64_t, const json*> by_index;
-  for (const auto& [k, t] : threads.items()) {
-    const auto i = parse_whole(k);
-    if (!i) throw ImportError(in.name + ": thread." + k + ": not a thread number");
-    by_index[static_cast<std::uint64_t>(*i)] = &object(t, in.name + ": thread." + k);
-  }
-  if (by_index.empty()) throw ImportError(in.name + ": no thread results");
+  const std::map<std::uint64_t, const json*> by_index = threads_by_index(j, in.name);
   bool any_histogram = false;
   std::vector<int> cpus;
   std::map<int, int> per_cpu;
@@ -169,42 +223,14 @@ RunReport parse(const ImportInput& in) {
   const std::int64_t distance = std::get<std::int64_t>(s.params["distance_us"]);
   const bool rt = std::get<std::string>(s.params["policy"]) == "fifo" ||
                   std::get<std::string>(s.params["policy"]) == "rr";
-  for (const auto& [i, t] : by_index) {
-    const std::string w = in.name + ": thread." + std::to_string(i);
-    const std::uint64_t cycles = whole(member(*t, "cycles", w), w + ".cycles");
-    const std::uint64_t min = whole(member(*t, "min", w), w + ".min");
-    const std::uint64_t max = whole(member(*t, "max", w), w + ".max");
-    const double avg = number(member(*t, "avg", w), w + ".avg");
-    const json* cpu = optional_member(*t, "cpu");
-    const std::int64_t c = cpu != nullptr ? integer(*cpu, w + ".cpu") : -1;
-    Case k;
-    k.name = own_cpus ? "cpu" + std::to_string(c) : "thread" + std::to_string(i);
-    if (c >= 0) k.labels["cpu"] = std::to_string(c);
-    k.labels["thread_class"] = rt ? "rt" : "nonrt";
-    k.labels["period_us"] = std::to_string(interval + static_cast<std::int64_t>(i) * distance);
-    if (histogram) {
-      ToolHistogram th{.count = cycles, .min = min, .max = max, .mean = avg, .unit_ns = unit_ns};
-      std::uint64_t in_buckets = 0;
-      if (const json* hist = optional_member(*t, "histogram")) {
-        for (const auto& [key, n] : hist->items()) {
-          const auto v = parse_whole(key);
-          if (!v) throw ImportError(w + ".histogram: bucket '" + key + "' is not a number");
-          const std::uint64_t c2 = whole(n, w + ".histogram." + key);
-          th.buckets[static_cast<std::uint64_t>(*v)] += c2;
-          in_buckets += c2;
-        }
-      }
-      if (in_buckets > cycles) {
-        throw ImportError(w + ": the histogram holds more samples than its " +
-                          std::to_string(cycles) + " cycles");
-      }
-      th.overflow = cycles - in_buckets;
-      k.metrics.push_back(histogram_metric("wakeup_latency", th, w));
-    } else {
-      k.metrics.push_back(summary_metric("wakeup_latency", cycles, min, avg, max, unit_ns, w));
-    }
-    s.cases.push_back(std::move(k));
-  }
+  const ThreadCases how{.file = in.name,
+                        .own_cpus = own_cpus,
+                        .rt = rt,
+                        .histogram = histogram,
+                        .unit_ns = unit_ns,
+                        .interval_us = interval,
+                        .distance_us = distance};
+  for (const auto& [i, t] : by_index) s.cases.push_back(thread_case(i, *t, how));
   if (!histogram) {
     s.imported->notes.push_back(
         "no histogram (cyclictest without -h): wakeup_latency has count, min, mean and max "

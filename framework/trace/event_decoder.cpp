@@ -47,7 +47,9 @@ struct Known {
 };
 
 const Known kKnown[] = {
-    {"sched", "sched_switch", Ev::kSwitch,
+    {"sched",
+     "sched_switch",
+     Ev::kSwitch,
      {"prev_pid", "prev_prio", "prev_comm", "next_pid", "next_prio", "next_comm", "prev_state"}},
     {"sched", "sched_waking", Ev::kWaking, {"pid", "prio", "comm", "target_cpu"}},
     {"sched", "sched_wakeup", Ev::kWakeup, {"pid", "prio", "comm", "target_cpu"}},
@@ -91,6 +93,24 @@ const EventDecoder::Fields& EventDecoder::fields_of(tep_event* event) {
   }
   return fields_.emplace(event->id, std::move(f)).first->second;
 }
+
+namespace {
+
+// A stacktrace trigger's return addresses: `n` of them in `caller`, bounded by the record.
+std::vector<std::uint64_t> stack_of(tep_format_field* caller, int n, tep_record* r) {
+  std::vector<std::uint64_t> out;
+  if (caller == nullptr) return out;
+  const auto* p = static_cast<const unsigned char*>(r->data) + caller->offset;
+  const int room = (r->size - caller->offset) / 8;
+  for (int i = 0; i < std::min(n, room); ++i) {
+    std::uint64_t a = 0;
+    std::memcpy(&a, p + 8 * i, 8);
+    if (a != 0) out.push_back(a);
+  }
+  return out;
+}
+
+}  // namespace
 
 std::optional<TraceEvent> EventDecoder::decode(tep_event* event, tep_record* r, int cpu,
                                                bool keep_raw) {
@@ -140,10 +160,7 @@ std::optional<TraceEvent> EventDecoder::decode(tep_event* event, tep_record* r, 
     case Ev::kVectorExit:
       e.comm2 = f.name;
       break;
-    case Ev::kHrtimerStart:
-      e.addr = num(0);
-      e.value = static_cast<std::int64_t>(num(1));
-      break;
+
     case Ev::kHrtimerExpire:
       e.addr = num(0);
       break;
@@ -151,6 +168,7 @@ std::optional<TraceEvent> EventDecoder::decode(tep_event* event, tep_record* r, 
       e.comm2 = dynamic_string(f.f[0], r);
       while (!e.comm2.empty() && e.comm2.back() == '\n') e.comm2.pop_back();
       break;
+    case Ev::kHrtimerStart:
     case Ev::kContentionBegin:
     case Ev::kContentionEnd:
     case Ev::kMmapStartLocking:
@@ -162,19 +180,9 @@ std::optional<TraceEvent> EventDecoder::decode(tep_event* event, tep_record* r, 
       e.value = static_cast<std::int64_t>(num(1));
       e.prio2 = static_cast<int>(num(2));
       break;
-    case Ev::kStack: {
-      const int n = static_cast<int>(num(0));
-      tep_format_field* caller = f.f[1];
-      if (caller == nullptr) break;
-      const auto* p = static_cast<const unsigned char*>(r->data) + caller->offset;
-      const int room = (r->size - caller->offset) / 8;
-      for (int i = 0; i < std::min(n, room); ++i) {
-        std::uint64_t a = 0;
-        std::memcpy(&a, p + 8 * i, 8);
-        if (a != 0) e.stack.push_back(a);
-      }
+    case Ev::kStack:
+      e.stack = stack_of(f.f[1], static_cast<int>(num(0)), r);
       break;
-    }
     case Ev::kOther:
       break;
   }
