@@ -119,19 +119,58 @@ std::optional<double> rtla_duration(const std::string& text) {
   return static_cast<double>(*days) * 86400 + hh * 3600 + mm * 60 + ss;
 }
 
-RunReport parse(const ImportInput& in) {
+// What the text's header, histogram and summary hold, column by column.
+struct Table {
+  std::vector<Column> cols;
+  std::optional<double> duration;
+};
+
+// A summary row ("count:", "min:", "avg:", "max:", "over:") into its columns.
+void read_summary_row(const std::string& key, const std::vector<std::string>& w,
+                      std::vector<Column>& cols, const std::string& where) {
+  for (std::size_t i = 0; i < cols.size(); ++i) {
+    Column& c = cols[i];
+    const std::string& v = w[i + 1];
+    if (key == "avg:") {
+      if (v == "-") continue;
+      c.h.mean = std::strtod(v.c_str(), nullptr);
+      c.has_avg = true;
+      continue;
+    }
+    const auto n = parse_whole(v);
+    if (!n) throw ImportError(where + ": " + key + " '" + v + "' is not a number");
+    const auto u = static_cast<std::uint64_t>(*n);
+    if (key == "over:") c.h.overflow = u;
+    if (key == "count:") c.h.count = u, c.counted = true;
+    if (key == "min:") c.h.min = u, c.has_min = true;
+    if (key == "max:") c.h.max = u, c.has_max = true;
+  }
+}
+
+// The column line: one column per metric and CPU.
+void read_columns(const std::vector<std::string>& w, std::uint64_t unit_ns, Table& t,
+                  const std::string& where) {
+  if (!t.cols.empty()) throw ImportError(where + ": a second column line");
+  for (std::size_t i = 1; i < w.size(); ++i) {
+    const auto c = column_of(w[i]);
+    if (!c) throw ImportError(where + ": unknown column '" + w[i] + "'");
+    t.cols.push_back(Column{.metric = c->first, .cpu = c->second, .h = {.unit_ns = unit_ns}});
+  }
+  if (t.cols.empty()) throw ImportError(where + ": no columns");
+}
+
+Table read_table(const ImportInput& in) {
   std::istringstream lines{std::string(in.text)};
   std::uint64_t unit_ns = 1000;
-  std::optional<double> duration;
-  std::vector<Column> cols;
+  Table t;
   bool summary_done = false;
   int line_no = 0;
   const auto where = [&] { return in.name + ":" + std::to_string(line_no); };
-  const auto values = [&](const std::vector<std::string>& w, std::size_t from) {
-    if (cols.empty()) throw ImportError(where() + ": a row before the column line (Index ...)");
-    if (w.size() - from != cols.size()) {
-      throw ImportError(where() + ": " + std::to_string(w.size() - from) + " values for " +
-                        std::to_string(cols.size()) + " columns");
+  const auto values = [&](const std::vector<std::string>& w) {
+    if (t.cols.empty()) throw ImportError(where() + ": a row before the column line (Index ...)");
+    if (w.size() - 1 != t.cols.size()) {
+      throw ImportError(where() + ": " + std::to_string(w.size() - 1) + " values for " +
+                        std::to_string(t.cols.size()) + " columns");
     }
   };
   for (std::string line; std::getline(lines, line);) {
@@ -139,84 +178,40 @@ RunReport parse(const ImportInput& in) {
     const std::vector<std::string> w = words_of(line);
     if (w.empty()) continue;
     if (line.rfind("# Time unit is nanoseconds", 0) == 0) unit_ns = 1;
-    if (line.rfind("# Duration:", 0) == 0) duration = rtla_duration(line.substr(11));
-    if (line[0] == '#') continue;
-    if (summary_done) continue;  // "ALL:" and what later versions print after the summary
+    if (line.rfind("# Duration:", 0) == 0) t.duration = rtla_duration(line.substr(11));
+    if (line[0] == '#' || summary_done) continue;  // after the summary: "ALL:" and later ones
     if (w[0] == "Index") {
-      if (!cols.empty()) throw ImportError(where() + ": a second column line");
-      for (std::size_t i = 1; i < w.size(); ++i) {
-        const auto c = column_of(w[i]);
-        if (!c) throw ImportError(where() + ": unknown column '" + w[i] + "'");
-        cols.push_back(Column{.metric = c->first, .cpu = c->second, .h = {.unit_ns = unit_ns}});
-      }
-      if (cols.empty()) throw ImportError(where() + ": no columns");
-      continue;
-    }
-    if (w[0] == "ALL:") {
+      read_columns(w, unit_ns, t, where());
+    } else if (w[0] == "ALL:") {
       summary_done = true;
-      continue;
-    }
-    if (const auto index = parse_whole(w[0])) {
-      values(w, 1);
-      for (std::size_t i = 0; i < cols.size(); ++i) {
+    } else if (const auto index = parse_whole(w[0])) {
+      values(w);
+      for (std::size_t i = 0; i < t.cols.size(); ++i) {
         const auto n = parse_whole(w[i + 1]);
         if (!n) throw ImportError(where() + ": '" + w[i + 1] + "' is not a count");
-        if (*n > 0) cols[i].h.buckets[static_cast<std::uint64_t>(*index)] += *n;
+        if (*n > 0) t.cols[i].h.buckets[static_cast<std::uint64_t>(*index)] += *n;
       }
-      continue;
-    }
-    const std::string& key = w[0];
-    if (key != "over:" && key != "count:" && key != "min:" && key != "avg:" && key != "max:") {
-      continue;  // rtla's own messages ("rtla timerlat hit stop tracing", ...)
-    }
-    values(w, 1);
-    for (std::size_t i = 0; i < cols.size(); ++i) {
-      Column& c = cols[i];
-      const std::string& v = w[i + 1];
-      if (key == "avg:") {
-        if (v == "-") continue;
-        c.h.mean = std::strtod(v.c_str(), nullptr);
-        c.has_avg = true;
-        continue;
-      }
-      const auto n = parse_whole(v);
-      if (!n) throw ImportError(where() + ": " + key + " '" + v + "' is not a number");
-      const auto u = static_cast<std::uint64_t>(*n);
-      if (key == "over:") c.h.overflow = u;
-      if (key == "count:") c.h.count = u, c.counted = true;
-      if (key == "min:") c.h.min = u, c.has_min = true;
-      if (key == "max:") c.h.max = u, c.has_max = true;
-    }
-    if (key == "max:") summary_done = true;
+    } else if (w[0] == "over:" || w[0] == "count:" || w[0] == "min:" || w[0] == "avg:" ||
+               w[0] == "max:") {
+      values(w);
+      read_summary_row(w[0], w, t.cols, where());
+      summary_done = w[0] == "max:";
+    }  // else rtla's own messages ("rtla timerlat hit stop tracing", ...)
   }
-  if (cols.empty()) {
+  if (t.cols.empty()) {
     throw ImportError(in.name +
                       ": no column line (rtla's --no-header or --no-index output "
                       "cannot be read)");
   }
-  const ToolOptions o(options_of(in.cmdline), timerlat_options());
-  RunReport r;
-  r.tool_version = RTGATE_VERSION;
-  r.options.runs = 1;
-  if (duration) {
-    r.options.duration_s = *duration;
-    r.options.recorded = true;
-  }
-  r.environment.preempt_model = "unknown";
-  SuiteResult s;
-  s.name = "timerlat";
-  s.runs = 1;
-  s.duration_s = duration.value_or(0);
-  s.imported = ImportRecord{.tool = "rtla timerlat hist",
-                            .version = "",
-                            .format = "rtla-timerlat-hist",
-                            .files = {in.name},
-                            .commands = {in.cmdline},
-                            .notes = {}};
+  return t;
+}
+
+// A case per CPU, a histogram metric per column of it. Returns the CPUs.
+std::vector<int> add_cases(std::vector<Column>& cols, const std::string& file, SuiteResult& s) {
   std::vector<int> cpus;
   std::map<int, Case> cases;
   for (Column& c : cols) {
-    const std::string w = in.name + ": " + c.metric + " of CPU " + std::to_string(c.cpu);
+    const std::string w = file + ": " + c.metric + " of CPU " + std::to_string(c.cpu);
     if (!c.counted || !c.has_min || !c.has_max) {
       throw ImportError(w + ": no count, min or max (rtla's --no-summary output cannot be read)");
     }
@@ -236,32 +231,62 @@ RunReport parse(const ImportInput& in) {
     k.metrics.push_back(histogram_metric(c.metric, c.h, w));
   }
   for (auto& [cpu, k] : cases) s.cases.push_back(std::move(k));
-  if (!in.cmdline.empty()) {
-    const auto whole_option = [&](const char* key, std::int64_t def) -> std::int64_t {
-      const auto v = o.value(key);
-      if (!v) return def;
-      const auto n = parse_whole(*v);
-      if (!n) throw ImportError(in.name + ": --cmdline: --" + key + " " + *v + " is not a number");
-      return *n;
-    };
-    s.params["period_us"] = whole_option("period", 1000);
-    if (o.has("priority")) s.params["priority"] = *o.value("priority");
-    if (o.has("user-threads")) s.params["user_threads"] = true;
-    if (o.has("kernel-threads")) s.params["kernel_threads"] = true;
-    if (o.has("user-load")) s.params["user_load"] = true;
-    if (o.has("dma-latency")) {
-      r.environment.extra["cpu_dma_latency_hold"] = *o.value("dma-latency") + " us";
-    }
-    if (whole_option("bucket-size", 1) != 1) {
-      s.imported->notes.push_back("rtla -b " + *o.value("bucket-size") +
-                                  ": each bucket's samples are at its lower edge, up to one "
-                                  "bucket below their measured values");
-    }
-  } else {
+  return cpus;
+}
+
+// rtla's options from --cmdline, as the suite's parameters and notes.
+void add_options(const ImportInput& in, SuiteResult& s, RunReport& r) {
+  if (in.cmdline.empty()) {
     s.imported->notes.push_back(
         "rtla's text records no command line: the period and rtla's options are unknown (give "
         "--cmdline)");
+    return;
   }
+  const ToolOptions o(options_of(in.cmdline), timerlat_options());
+  const auto whole_option = [&](const char* key, std::int64_t def) -> std::int64_t {
+    const auto v = o.value(key);
+    if (!v) return def;
+    const auto n = parse_whole(*v);
+    if (!n) throw ImportError(in.name + ": --cmdline: --" + key + " " + *v + " is not a number");
+    return *n;
+  };
+  s.params["period_us"] = whole_option("period", 1000);
+  if (o.has("priority")) s.params["priority"] = *o.value("priority");
+  if (o.has("user-threads")) s.params["user_threads"] = true;
+  if (o.has("kernel-threads")) s.params["kernel_threads"] = true;
+  if (o.has("user-load")) s.params["user_load"] = true;
+  if (o.has("dma-latency")) {
+    r.environment.extra["cpu_dma_latency_hold"] = *o.value("dma-latency") + " us";
+  }
+  if (whole_option("bucket-size", 1) != 1) {
+    s.imported->notes.push_back("rtla -b " + *o.value("bucket-size") +
+                                ": each bucket's samples are at its lower edge, up to one "
+                                "bucket below their measured values");
+  }
+}
+
+RunReport parse(const ImportInput& in) {
+  Table t = read_table(in);
+  RunReport r;
+  r.tool_version = RTGATE_VERSION;
+  r.options.runs = 1;
+  if (t.duration) {
+    r.options.duration_s = *t.duration;
+    r.options.recorded = true;
+  }
+  r.environment.preempt_model = "unknown";
+  SuiteResult s;
+  s.name = "timerlat";
+  s.runs = 1;
+  s.duration_s = t.duration.value_or(0);
+  s.imported = ImportRecord{.tool = "rtla timerlat hist",
+                            .version = "",
+                            .format = "rtla-timerlat-hist",
+                            .files = {in.name},
+                            .commands = {in.cmdline},
+                            .notes = {}};
+  const std::vector<int> cpus = add_cases(t.cols, in.name, s);
+  add_options(in, s, r);
   s.params["cpus"] = text::format_cpu_list(cpus);
   s.imported->notes.push_back(
       "rtla's text records no machine, kernel or version: the environment is unknown unless "

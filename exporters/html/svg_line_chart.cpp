@@ -47,6 +47,57 @@ std::vector<MarkLabel> layout_mark_labels(const std::vector<Mark>& marks, const 
   return out;
 }
 
+// One series: its line, or its dots, titled with its points' figures (a summary past
+// kTitledPoints).
+std::string series_svg(const ChartFrame& f, const Series& s, const svg::Scale& sx,
+                       const svg::Scale& sy) {
+  constexpr std::size_t kTitledPoints = 100;
+  std::string out;
+  std::vector<Point> pts;
+  for (const Point& p : s.points) {
+    if (std::isfinite(p.x) && drawable(f.y, p.y)) pts.push_back(p);
+  }
+  std::sort(pts.begin(), pts.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
+  const std::string cls = color_class(s.color) + (s.dashed ? " d" : "");
+  std::string values;
+  if (pts.size() <= kTitledPoints) {
+    for (const Point& p : pts) {
+      values += (values.empty() ? "" : ", ") + label_of(f.x, p.x) + ": " + label_of(f.y, p.y);
+    }
+  } else {
+    const auto [lo, hi] = std::minmax_element(
+        pts.begin(), pts.end(), [](const Point& a, const Point& b) { return a.y < b.y; });
+    values = std::to_string(pts.size()) + " points; lowest " + label_of(f.y, lo->y) + " at " +
+             label_of(f.x, lo->x) + ", highest " + label_of(f.y, hi->y) + " at " +
+             label_of(f.x, hi->x);
+  }
+  // One title per series with every point's figures (a title per point would double a
+  // chart); on the dots, or on the line when the series has none.
+  const std::string title = "<title>" + escape(s.label + " (" + values + ")") + "</title>";
+  const std::string count = "data-points=\"" + std::to_string(pts.size()) + "\" ";
+  const bool dots = s.markers || pts.size() == 1;
+  // Whole pixels: a point on the pixel of the one before it adds nothing to the line or dots.
+  std::string line, dot;
+  std::pair<long, long> last{std::numeric_limits<long>::min(), 0};
+  for (const Point& p : pts) {
+    const std::pair<long, long> at{std::lround(sx(p.x)), std::lround(sy(p.y))};
+    if (at == last) continue;
+    last = at;
+    line += std::to_string(at.first) + "," + std::to_string(at.second) + " ";
+    dot += "M" + std::to_string(at.first) + " " + std::to_string(at.second) + "h0";
+  }
+  if (pts.size() > 1) {
+    line.back() = '"';
+    out += "<polyline class=\"" + cls + "\" " + (dots ? "" : count) + "points=\"" + line;
+    out += dots ? "/>" : ">" + title + "</polyline>";
+  }
+  if (dots && !pts.empty()) {
+    // Zero-length segments drawn as round dots (CSS): a few bytes a point.
+    out += "<path class=\"pt " + cls + "\" " + count + "d=\"" + dot + "\">" + title + "</path>";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string line_chart(const ChartFrame& f, const std::vector<Series>& series,
@@ -109,51 +160,7 @@ std::string line_chart(const ChartFrame& f, const std::vector<Series>& series,
     out += "<path class=\"f " + color_class(flags.color) + "\" d=\"" + d + "\"><title>" +
            escape(flags.title) + "</title></path>";
   }
-  constexpr std::size_t kTitledPoints = 100;
-  for (const Series& s : series) {
-    std::vector<Point> pts;
-    for (const Point& p : s.points) {
-      if (std::isfinite(p.x) && drawable(f.y, p.y)) pts.push_back(p);
-    }
-    std::sort(pts.begin(), pts.end(), [](const Point& a, const Point& b) { return a.x < b.x; });
-    const std::string cls = color_class(s.color) + (s.dashed ? " d" : "");
-    std::string values;
-    if (pts.size() <= kTitledPoints) {
-      for (const Point& p : pts) {
-        values += (values.empty() ? "" : ", ") + label_of(f.x, p.x) + ": " + label_of(f.y, p.y);
-      }
-    } else {
-      const auto [lo, hi] = std::minmax_element(
-          pts.begin(), pts.end(), [](const Point& a, const Point& b) { return a.y < b.y; });
-      values = std::to_string(pts.size()) + " points; lowest " + label_of(f.y, lo->y) + " at " +
-               label_of(f.x, lo->x) + ", highest " + label_of(f.y, hi->y) + " at " +
-               label_of(f.x, hi->x);
-    }
-    // One title per series with every point's figures (a title per point would double a
-    // chart); on the dots, or on the line when the series has none.
-    const std::string title = "<title>" + escape(s.label + " (" + values + ")") + "</title>";
-    const std::string count = "data-points=\"" + std::to_string(pts.size()) + "\" ";
-    const bool dots = s.markers || pts.size() == 1;
-    // Whole pixels: a point on the pixel of the one before it adds nothing to the line or dots.
-    std::string line, dot;
-    std::pair<long, long> last{std::numeric_limits<long>::min(), 0};
-    for (const Point& p : pts) {
-      const std::pair<long, long> at{std::lround(sx(p.x)), std::lround(sy(p.y))};
-      if (at == last) continue;
-      last = at;
-      line += std::to_string(at.first) + "," + std::to_string(at.second) + " ";
-      dot += "M" + std::to_string(at.first) + " " + std::to_string(at.second) + "h0";
-    }
-    if (pts.size() > 1) {
-      line.back() = '"';
-      out += "<polyline class=\"" + cls + "\" " + (dots ? "" : count) + "points=\"" + line;
-      out += dots ? "/>" : ">" + title + "</polyline>";
-    }
-    if (dots && !pts.empty()) {
-      // Zero-length segments drawn as round dots (CSS): a few bytes a point.
-      out += "<path class=\"pt " + cls + "\" " + count + "d=\"" + dot + "\">" + title + "</path>";
-    }
-  }
+  for (const Series& s : series) out += series_svg(f, s, sx, sy);
   return out + "</svg>";
 }
 
