@@ -97,6 +97,53 @@ Layout layout_of(const std::vector<int>& cpus, int rt_threads) {
   return l;
 }
 
+// The lock's case: the RT threads' latencies merged, and the hammers' throughput per second of
+// the time they ran (`ran_s`: a stop request shortens it; not the planned slice).
+rtgate::Case case_of(const LockInfo& info, const std::vector<std::unique_ptr<RtSide>>& rt,
+                     const std::vector<std::uint64_t>& counts, double ran_s) {
+  rtgate::Case out;
+  out.name = info.name;
+  out.labels = {{"lock", info.name},
+                {"kind", rtgate::locks::to_string(info.kind)},
+                {"pi", rtgate::locks::to_string(info.pi)},
+                {"thread_class", "rt"}};
+  rtgate::LatencyHistogram acquire, release, wakeup;
+  std::vector<double> wake_blocks;
+  std::uint64_t skipped = 0, overran = 0;
+  for (auto& s : rt) {
+    if (!s) continue;  // its thread failed to build it: the run ends as an error saying why
+    overran += s->wakeup.work_overruns();
+    skipped += s->wakeup.work_skipped();
+    acquire.merge(s->acquire);
+    release.merge(s->release);
+    wakeup.merge(s->wakeup.histogram());
+    skipped += s->wakeup.missed_periods();
+    const auto& b = s->wakeup.block_maxima();
+    wake_blocks.insert(wake_blocks.end(), b.begin(), b.end());
+  }
+  const double acq_max = static_cast<double>(acquire.max());
+  out.metrics.push_back(rtgate::Metric::latency("acquire_latency", std::move(acquire), {acq_max}));
+  const double rel_max = static_cast<double>(release.max());
+  out.metrics.push_back(rtgate::Metric::latency("release_latency", std::move(release), {rel_max}));
+  out.metrics.push_back(
+      rtgate::Metric::latency("wakeup_latency", std::move(wakeup), std::move(wake_blocks)));
+  std::vector<double> per_thread(counts.begin(), counts.end());
+  double total = 0;
+  for (double v : per_thread) total += v;
+  out.metrics.push_back(rtgate::Metric::throughput("nonrt_throughput", "ops/s", total / ran_s));
+  out.metrics.push_back(rtgate::Metric::count("nonrt_fairness_cv",
+                                              rtgate::stats::coeff_var(per_thread), "%",
+                                              rtgate::Metric::Gating::kReported));
+  out.metrics.push_back(rtgate::Metric::count("skipped_periods", static_cast<double>(skipped),
+                                              "periods", rtgate::Metric::Gating::kEventRate));
+  // RT critical sections (acquire + hold + release) that ran past the next deadline: the
+  // schedule re-anchors after them, so they do not show up as wakeup latency (the deadlines they
+  // used up are among skipped_periods, with those a late wakeup swallowed).
+  out.metrics.push_back(rtgate::Metric::count("overran_periods", static_cast<double>(overran),
+                                              "periods", rtgate::Metric::Gating::kEventRate));
+  return out;
+}
+
 rtgate::Case measure_lock(const LockInfo& info, const Config& c, std::int64_t slice_ns,
                           rtgate::RunContext& ctx) {
   auto lock = info.make();
@@ -166,50 +213,9 @@ rtgate::Case measure_lock(const LockInfo& info, const Config& c, std::int64_t sl
     hammers_ended = rtgate::monotonic_ns();
   }
 
-  rtgate::Case out;
-  out.name = info.name;
-  out.labels = {{"lock", info.name},
-                {"kind", rtgate::locks::to_string(info.kind)},
-                {"pi", rtgate::locks::to_string(info.pi)},
-                {"thread_class", "rt"}};
-  rtgate::LatencyHistogram acquire, release, wakeup;
-  std::vector<double> wake_blocks;
-  std::uint64_t skipped = 0, overran = 0;
-  for (auto& s : rt) {
-    if (!s) continue;  // its thread failed to build it: the run ends as an error saying why
-    overran += s->wakeup.work_overruns();
-    skipped += s->wakeup.work_skipped();
-    acquire.merge(s->acquire);
-    release.merge(s->release);
-    wakeup.merge(s->wakeup.histogram());
-    skipped += s->wakeup.missed_periods();
-    const auto& b = s->wakeup.block_maxima();
-    wake_blocks.insert(wake_blocks.end(), b.begin(), b.end());
-  }
-  const double acq_max = static_cast<double>(acquire.max());
-  out.metrics.push_back(rtgate::Metric::latency("acquire_latency", std::move(acquire), {acq_max}));
-  const double rel_max = static_cast<double>(release.max());
-  out.metrics.push_back(rtgate::Metric::latency("release_latency", std::move(release), {rel_max}));
-  out.metrics.push_back(
-      rtgate::Metric::latency("wakeup_latency", std::move(wakeup), std::move(wake_blocks)));
-  std::vector<double> per_thread(counts.begin(), counts.end());
-  double total = 0;
-  for (double v : per_thread) total += v;
-  // Per second of the time the hammers ran (a stop request shortens it), not the planned slice.
-  const double ran_s =
-      static_cast<double>(std::max<std::int64_t>(1, hammers_ended - hammers_started)) / 1e9;
-  out.metrics.push_back(rtgate::Metric::throughput("nonrt_throughput", "ops/s", total / ran_s));
-  out.metrics.push_back(rtgate::Metric::count("nonrt_fairness_cv",
-                                              rtgate::stats::coeff_var(per_thread), "%",
-                                              rtgate::Metric::Gating::kReported));
-  out.metrics.push_back(rtgate::Metric::count("skipped_periods", static_cast<double>(skipped),
-                                              "periods", rtgate::Metric::Gating::kEventRate));
-  // RT critical sections (acquire + hold + release) that ran past the next deadline: the
-  // schedule re-anchors after them, so they do not show up as wakeup latency (the deadlines they
-  // used up are among skipped_periods, with those a late wakeup swallowed).
-  out.metrics.push_back(rtgate::Metric::count("overran_periods", static_cast<double>(overran),
-                                              "periods", rtgate::Metric::Gating::kEventRate));
-  return out;
+  return case_of(
+      info, rt, counts,
+      static_cast<double>(std::max<std::int64_t>(1, hammers_ended - hammers_started)) / 1e9);
 }
 
 Config config_from(const rtgate::Params& p) {

@@ -190,32 +190,11 @@ std::int64_t steal_between(const rtgate::StealReading& a, const rtgate::StealRea
   return sum;
 }
 
-rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
-  std::string why;
-  const auto selected = rtgate::rt::select_cpus(p.get_string("cpus"), ctx.cpus(), &why);
-  if (!selected) return rtgate::SuiteResult::ended(rtgate::SuiteStatus::kSkipped, why);
-  const std::vector<int>& cpus = *selected;
+// The tasks' plans: task 0 the lowest, task n the highest; with `rotate` the highest moves CPU
+// every period, with `confine` the two highest are born on the first CPU.
+std::vector<Plan> plans_of(const std::vector<int>& cpus, int low, bool rotate, bool confine,
+                           rtgate::RunContext& ctx) {
   const int n = static_cast<int>(cpus.size());
-  const int low = static_cast<int>(p.get_int("prio"));
-  if (low + n > kTopPriority) {
-    return rtgate::SuiteResult::ended(
-        rtgate::SuiteStatus::kSkipped,
-        std::to_string(n + 1) + " tasks need priorities " + std::to_string(low) + ".." +
-            std::to_string(low + n) + ", above " + std::to_string(kTopPriority) +
-            " (99 is the watchdog's): select fewer CPUs (-p cpus=) or a lower prio");
-  }
-  const bool confine = p.get_bool("confine_second");
-  if (confine && n < 2) {
-    return rtgate::SuiteResult::ended(
-        rtgate::SuiteStatus::kSkipped,
-        "confine_second needs 2 CPUs or more: on one CPU no lower task can run elsewhere");
-  }
-  const bool rotate = p.get_bool("rotate") && !confine && n > 1;
-  const std::int64_t period_ns = p.get_int("period_ms") * 1'000'000;
-  const std::int64_t duration_ns = ctx.duration_ns();
-  const auto periods = static_cast<std::size_t>(std::max<std::int64_t>(1, duration_ns / period_ns));
-
-  // Task 0 is the lowest; task n the highest.
   std::vector<Plan> plans;
   for (int i = 0; i <= n; ++i) {
     Plan plan{.priority = low + i, .born_on = cpus, .rotate_over = {}, .live = nullptr};
@@ -227,6 +206,117 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
     plan.live = &ctx.track("prio" + std::to_string(plan.priority));
     plans.push_back(std::move(plan));
   }
+  return plans;
+}
+
+// Task i's case: its start delay and missed periods.
+rtgate::Case task_case(std::size_t i, Task& task, const Plan& plan) {
+  rtgate::Case c;
+  c.name = "prio" + std::to_string(plan.priority);
+  c.labels = {{"prio", std::to_string(plan.priority)},
+              {"role", i == 0 ? "lowest" : "higher"},
+              {"thread_class", "rt"}};
+  // The delay from the period's start to the task's start: for the lowest, a whole run of a
+  // higher task by design.
+  c.metrics.push_back(rtgate::Metric::latency("start_delay", std::move(task.rec.histogram()),
+                                              std::move(task.rec.block_maxima())));
+  c.metrics.push_back(rtgate::Metric::count("missed_periods",
+                                            static_cast<double>(task.rec.missed_periods()),
+                                            "periods", rtgate::Metric::Gating::kEventRate));
+  return c;
+}
+
+// The order's case: the violations found in the judged periods and the waits they caused.
+rtgate::Case order_case(const std::vector<Violation>& found, std::size_t judged, std::size_t tasks,
+                        const std::vector<int>& cpus, std::int64_t steal_ns) {
+  rtgate::LatencyHistogram waits;
+  double worst = 0;
+  for (const Violation& v : found) {
+    waits.record(v.wait_ns);
+    worst = std::max(worst, static_cast<double>(v.wait_ns));
+  }
+  rtgate::Case order;
+  order.name = "order";
+  order.labels = {{"tasks", std::to_string(tasks)},
+                  {"cpus", rtgate::text::format_cpu_list(cpus)},
+                  {"thread_class", "rt"}};
+  order.metrics.push_back(rtgate::Metric::count("violations", static_cast<double>(found.size()),
+                                                "violations", rtgate::Metric::Gating::kReported));
+  // How long a higher task waited while a lower one ran, per violation.
+  order.metrics.push_back(
+      rtgate::Metric::latency("inversion_wait", std::move(waits),
+                              found.empty() ? std::vector<double>{} : std::vector<double>{worst}));
+  order.metrics.push_back(rtgate::Metric::count("judged_periods", static_cast<double>(judged),
+                                                "periods", rtgate::Metric::Gating::kReported));
+  order.metrics.push_back(rtgate::Metric::count("host_steal_ms",
+                                                static_cast<double>(steal_ns) / 1e6, "ms",
+                                                rtgate::Metric::Gating::kReported));
+  return order;
+}
+
+// Why the suite cannot run here with these parameters ("" when it can).
+std::string cannot_run(int n, int low, bool confine) {
+  if (low + n > kTopPriority) {
+    return std::to_string(n + 1) + " tasks need priorities " + std::to_string(low) + ".." +
+           std::to_string(low + n) + ", above " + std::to_string(kTopPriority) +
+           " (99 is the watchdog's): select fewer CPUs (-p cpus=) or a lower prio";
+  }
+  if (confine && n < 2) {
+    return "confine_second needs 2 CPUs or more: on one CPU no lower task can run elsewhere";
+  }
+  return "";
+}
+
+// The suite's call on the priority order (judge_order): held, the host's (a vCPU it did not
+// run), or broken RT push/pull. `confined`: the task confine_second kept on the first CPU.
+void call_order(const std::vector<Violation>& found, std::size_t judged,
+                const rtgate::CpuSteal& steal, std::int64_t steal_ns, const Plan* confined,
+                const std::vector<int>& cpus, rtgate::SuiteResult& result) {
+  const bool host_could = !steal.visible() || steal_ns > 0;
+  const rtgate::rt::OrderCall call = rtgate::rt::judge_order(found.size(), judged, host_could);
+  if (call != rtgate::rt::OrderCall::kHeld) {
+    const Violation& v = found.front();
+    result.reason = std::to_string(found.size()) + " violation" + (found.size() == 1 ? "" : "s") +
+                    " of the priority order in " + std::to_string(judged) +
+                    " periods; first in period " + std::to_string(v.period) + ": prio " +
+                    std::to_string(v.higher) + " waited " + rtgate::text::duration(v.wait_ns) +
+                    " while prio " + std::to_string(v.lower) + " ran";
+  }
+  if (call == rtgate::rt::OrderCall::kHost) {
+    result.status = rtgate::SuiteStatus::kInconclusive;
+    result.reason =
+        "host: " + result.reason + "; too few to tell from a vCPU the host did not run (steal " +
+        (steal.visible() ? rtgate::text::duration(steal_ns) + " from " + steal.describe()
+                         : steal.describe()) +
+        "); broken push/pull shows in most periods";
+  } else if (call == rtgate::rt::OrderCall::kBroken) {
+    result.status = rtgate::SuiteStatus::kFailed;
+    result.reason += " (the " + std::to_string(cpus.size()) + " highest tasks did not get the " +
+                     std::to_string(cpus.size()) + " CPUs: RT push/pull)";
+    if (confined != nullptr) {
+      result.reason += "; confine_second kept prio " + std::to_string(confined->priority) +
+                       " on CPU " + std::to_string(cpus[0]) + " on purpose";
+    }
+  }
+}
+
+rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
+  std::string why;
+  const auto selected = rtgate::rt::select_cpus(p.get_string("cpus"), ctx.cpus(), &why);
+  if (!selected) return rtgate::SuiteResult::ended(rtgate::SuiteStatus::kSkipped, why);
+  const std::vector<int>& cpus = *selected;
+  const int n = static_cast<int>(cpus.size());
+  const int low = static_cast<int>(p.get_int("prio"));
+  const bool confine = p.get_bool("confine_second");
+  if (std::string why_not = cannot_run(n, low, confine); !why_not.empty()) {
+    return rtgate::SuiteResult::ended(rtgate::SuiteStatus::kSkipped, why_not);
+  }
+  const bool rotate = p.get_bool("rotate") && !confine && n > 1;
+  const std::int64_t period_ns = p.get_int("period_ms") * 1'000'000;
+  const std::int64_t duration_ns = ctx.duration_ns();
+  const auto periods = static_cast<std::size_t>(std::max<std::int64_t>(1, duration_ns / period_ns));
+
+  std::vector<Plan> plans = plans_of(cpus, low, rotate, confine, ctx);
   std::vector<std::unique_ptr<Task>> tasks(plans.size());
   const rtgate::CpuSteal steal;
   const rtgate::StealReading steal_before = steal.read();
@@ -264,19 +354,7 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
     return result;  // a thread failed to build its task: the run ends as an error saying why
   }
   for (std::size_t i = 0; i < tasks.size(); ++i) {
-    rtgate::Case c;
-    c.name = "prio" + std::to_string(plans[i].priority);
-    c.labels = {{"prio", std::to_string(plans[i].priority)},
-                {"role", i == 0 ? "lowest" : "higher"},
-                {"thread_class", "rt"}};
-    // The delay from the period's start to the task's start: for the lowest, a whole run of a
-    // higher task by design.
-    c.metrics.push_back(rtgate::Metric::latency("start_delay", std::move(tasks[i]->rec.histogram()),
-                                                std::move(tasks[i]->rec.block_maxima())));
-    c.metrics.push_back(rtgate::Metric::count("missed_periods",
-                                              static_cast<double>(tasks[i]->rec.missed_periods()),
-                                              "periods", rtgate::Metric::Gating::kEventRate));
-    result.cases.push_back(std::move(c));
+    result.cases.push_back(task_case(i, *tasks[i], plans[i]));
   }
 
   // Every task got the same start from the start line.
@@ -284,56 +362,10 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
   std::size_t judged = 0;
   const std::vector<Violation> found =
       judge(tasks, plans, tm, p.get_int("max_err_us") * 1000, &judged);
-  rtgate::LatencyHistogram waits;
-  double worst = 0;
-  for (const Violation& v : found) {
-    waits.record(v.wait_ns);
-    worst = std::max(worst, static_cast<double>(v.wait_ns));
-  }
-  rtgate::Case order;
-  order.name = "order";
-  order.labels = {{"tasks", std::to_string(tasks.size())},
-                  {"cpus", rtgate::text::format_cpu_list(cpus)},
-                  {"thread_class", "rt"}};
-  order.metrics.push_back(rtgate::Metric::count("violations", static_cast<double>(found.size()),
-                                                "violations", rtgate::Metric::Gating::kReported));
-  // How long a higher task waited while a lower one ran, per violation.
-  order.metrics.push_back(
-      rtgate::Metric::latency("inversion_wait", std::move(waits),
-                              found.empty() ? std::vector<double>{} : std::vector<double>{worst}));
-  order.metrics.push_back(rtgate::Metric::count("judged_periods", static_cast<double>(judged),
-                                                "periods", rtgate::Metric::Gating::kReported));
-  order.metrics.push_back(rtgate::Metric::count("host_steal_ms",
-                                                static_cast<double>(steal_ns) / 1e6, "ms",
-                                                rtgate::Metric::Gating::kReported));
-  result.cases.push_back(std::move(order));
+  result.cases.push_back(order_case(found, judged, tasks.size(), cpus, steal_ns));
 
-  const bool host_could = !steal.visible() || steal_ns > 0;
-  const rtgate::rt::OrderCall call = rtgate::rt::judge_order(found.size(), judged, host_could);
-  if (call != rtgate::rt::OrderCall::kHeld) {
-    const Violation& v = found.front();
-    result.reason = std::to_string(found.size()) + " violation" + (found.size() == 1 ? "" : "s") +
-                    " of the priority order in " + std::to_string(judged) +
-                    " periods; first in period " + std::to_string(v.period) + ": prio " +
-                    std::to_string(v.higher) + " waited " + rtgate::text::duration(v.wait_ns) +
-                    " while prio " + std::to_string(v.lower) + " ran";
-  }
-  if (call == rtgate::rt::OrderCall::kHost) {
-    result.status = rtgate::SuiteStatus::kInconclusive;
-    result.reason =
-        "host: " + result.reason + "; too few to tell from a vCPU the host did not run (steal " +
-        (steal.visible() ? rtgate::text::duration(steal_ns) + " from " + steal.describe()
-                         : steal.describe()) +
-        "); broken push/pull shows in most periods";
-  } else if (call == rtgate::rt::OrderCall::kBroken) {
-    result.status = rtgate::SuiteStatus::kFailed;
-    result.reason += " (the " + std::to_string(n) + " highest tasks did not get the " +
-                     std::to_string(n) + " CPUs: RT push/pull)";
-    if (confine) {
-      result.reason += "; confine_second kept prio " + std::to_string(plans[n - 1].priority) +
-                       " on CPU " + std::to_string(cpus[0]) + " on purpose";
-    }
-  }
+  call_order(found, judged, steal, steal_ns, confine ? &plans[plans.size() - 2] : nullptr, cpus,
+             result);
   return result;
 }
 
