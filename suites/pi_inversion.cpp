@@ -1,19 +1,18 @@
 // pi.inversion: a functional gate on the kernel's priority inheritance, per lock.
 //
-// Each round runs the classic scenario on one CPU (suites/pi_inversion/inversion_scenario.h): low holds
-// the lock for `critical_us` of CPU time, high blocks on it, medium spins `spin_us`. High's wait
-// is recorded per round. A lock whose PI applies to the scenario must keep every wait under
-// 3 x critical_us (else the suite fails: the kernel's PI futex code is broken); a lock without
-// PI is a control and is expected to show the inversion (wait >= spin_us).
-// Time the kernel under test did not take is not held against it (suites/pi_inversion/inversion_round.h):
-// the host's steal inside low's section is subtracted, and a round the host's steal could
-// explain otherwise is not judged but counted apart ("host_disturbed"); so is one whose time
-// over the bound lies outside low's section on a guest that cannot see its steal (QEMU TCG: the
-// host's time lands unseen in whatever the guest ran). A case with fewer than
-// half its rounds judged is inconclusive, never a failure. Between rounds the suite rests as long
-// as the round took, so the RT class never holds the CPU for more than about half of any
-// second: RT throttling and the fair deadline server (which give SCHED_OTHER tasks their 50 ms
-// per second only when RT tasks starve them) never cut into a round.
+// Each round runs the classic scenario on one CPU (suites/pi_inversion/inversion_scenario.h): low
+// holds the lock for `critical_us` of CPU time, high blocks on it, medium spins `spin_us`. High's
+// wait is recorded per round. A lock whose PI applies to the scenario must keep every wait under 3
+// x critical_us (else the suite fails: the kernel's PI futex code is broken); a lock without PI is
+// a control and is expected to show the inversion (wait >= spin_us). Time the kernel under test did
+// not take is not held against it (suites/pi_inversion/inversion_round.h): the host's steal inside
+// low's section is subtracted, and a round the host's steal could explain otherwise is not judged
+// but counted apart ("host_disturbed"); so is one whose time over the bound lies outside low's
+// section on a guest that cannot see its steal (QEMU TCG: the host's time lands unseen in whatever
+// the guest ran). A case with fewer than half its rounds judged is inconclusive, never a failure.
+// Between rounds the suite rests as long as the round took, so the RT class never holds the CPU for
+// more than about half of any second: RT throttling and the fair deadline server (which give
+// SCHED_OTHER tasks their 50 ms per second only when RT tasks starve them) never cut into a round.
 // A round in which high found the lock free tested nothing. A case engages when high met a held
 // lock in at least 90% of its rounds; a suite with a case that did not is an error, never a pass.
 // Reader/writer locks run twice: high writer vs low reader, and high reader vs low writer.
@@ -71,10 +70,101 @@ void rest(std::int64_t ns, const rtgate::RunContext& ctx) {
   }
 }
 
+// What a case's rounds showed.
+struct Tally {
+  rtgate::LatencyHistogram waits;
+  std::vector<double> per_round;
+  std::uint64_t inversions = 0, boosted = 0, unblocked = 0, rounds = 0;
+  std::uint64_t judged = 0, host_disturbed = 0, failing = 0;
+  std::int64_t host_ns = 0;
+  std::string error, first_failure, first_host;
+};
+
+// One round judged against PI's bound (judge_pi_round), with the CPU's steal around it.
+void judge_round(const rtgate::rt::InversionResult& r, std::int64_t bound, std::int64_t steal0,
+                 std::int64_t steal1, Tally& t) {
+  const auto j =
+      rtgate::rt::judge_pi_round(r, bound, steal0 >= 0 && steal1 >= 0 ? steal1 - steal0 : -1);
+  t.host_ns += j.host_ns;
+  if (j.call == rtgate::rt::RoundCall::kHost) {
+    ++t.host_disturbed;
+    if (t.first_host.empty()) t.first_host = j.why;
+  } else {
+    ++t.judged;
+  }
+  if (rtgate::rt::failing(j.call)) {
+    ++t.failing;
+    if (t.first_failure.empty()) t.first_failure = j.why;
+  }
+}
+
+Tally run_rounds(const rtgate::rt::InversionSetup& s, bool expect_pi, const rtgate::Params& p,
+                 rtgate::RunContext& ctx, const rtgate::CpuSteal& steal, rtgate::LiveStats& live) {
+  const int cpu = s.cpu >= 0 ? s.cpu : rtgate::rt::allowed_cpus().back();
+  const std::int64_t bound = 3 * s.critical_ns;
+  Tally t;
+  for (std::int64_t round = 0; round < p.get_int("rounds") && !ctx.stop_requested(); ++round) {
+    const std::int64_t steal0 = steal_on(steal, cpu), t0 = rtgate::monotonic_ns();
+    const rtgate::rt::InversionResult r = rtgate::rt::run_inversion(s);
+    const std::int64_t took = rtgate::monotonic_ns() - t0, steal1 = steal_on(steal, cpu);
+    if (!r.error.empty()) {
+      t.error = r.error;
+      break;
+    }
+    ++t.rounds;
+    rest(took, ctx);
+    if (!r.contended) {
+      ++t.unblocked;  // high never waited: nothing was tested in this round
+      continue;
+    }
+    if (expect_pi) judge_round(r, bound, steal0, steal1, t);
+    t.waits.record(r.high_wait_ns);
+    t.per_round.push_back(static_cast<double>(r.high_wait_ns));
+    t.inversions += r.high_wait_ns >= s.spin_ns ? 1 : 0;
+    t.boosted += r.high_seen_blocked && r.low_prio_while_blocked == r.high_prio_reported ? 1 : 0;
+    live.publish(static_cast<std::uint64_t>(round + 1), static_cast<std::int64_t>(t.waits.max()));
+  }
+  live.done = true;
+  return t;
+}
+
+// The case's verdict label, and what it means for the suite.
+std::string verdict_of(const Tally& t, bool expect_pi, Outcome* out) {
+  // 90%: one round lost to a stall of the conductor is not a broken scenario; more is.
+  const bool engaged = t.rounds > 0 && 10 * t.waits.count() >= 9 * t.rounds;
+  if (!t.error.empty()) {
+    out->failed = true;
+    return "error: " + t.error;
+  }
+  if (!engaged) {
+    out->not_engaged = true;
+    return "not engaged: high found the lock free in " + std::to_string(t.unblocked) + " of " +
+           std::to_string(t.rounds) + " rounds";
+  }
+  if (expect_pi && t.failing > 0) {
+    out->failed = true;
+    return "FAIL: inversion despite PI in " + std::to_string(t.failing) + " of " +
+           std::to_string(t.judged) + " judged rounds (" + t.first_failure + ")";
+  }
+  if (expect_pi && 2 * t.judged < t.waits.count()) {
+    out->undecided = true;
+    return "inconclusive: host steal: " + std::to_string(t.host_disturbed) + " of " +
+           std::to_string(t.waits.count()) + " rounds not judged (" + t.first_host + ")";
+  }
+  if (expect_pi) {
+    return "pass: bounded by the critical section" +
+           (t.host_disturbed > 0
+                ? " in " + std::to_string(t.judged) + " judged rounds (" +
+                      std::to_string(t.host_disturbed) + " not judged: the host's time)"
+                : std::string());
+  }
+  return t.inversions == t.waits.count() && t.waits.count() > 0
+             ? "control: inversion shown, as expected without PI"
+             : "control: inversion NOT shown in every round (unexpected)";
+}
+
 rtgate::Case run_case(const LockInfo& info, const Mode& mode, const rtgate::Params& p,
                       rtgate::RunContext& ctx, const rtgate::CpuSteal& steal, Outcome* out) {
-  const std::int64_t critical = p.get_int("critical_us") * 1000;
-  const std::int64_t spin = p.get_int("spin_us") * 1000;
   const bool expect_pi = pi_applies(info, mode);
   auto lock = info.make();
   rtgate::rt::InversionSetup s;
@@ -82,108 +172,37 @@ rtgate::Case run_case(const LockInfo& info, const Mode& mode, const rtgate::Para
   s.low_prio = static_cast<int>(p.get_int("low_prio"));
   s.mid_prio = static_cast<int>(p.get_int("mid_prio"));
   s.high_prio = static_cast<int>(p.get_int("high_prio"));
-  s.critical_ns = critical;
-  s.spin_ns = spin;
+  s.critical_ns = p.get_int("critical_us") * 1000;
+  s.spin_ns = p.get_int("spin_us") * 1000;
   s.low_acquire = [&] { mode.low_reads ? lock->lock_shared() : lock->lock(); };
   s.low_release = [&] { mode.low_reads ? lock->unlock_shared() : lock->unlock(); };
   s.high_acquire = [&] { mode.high_reads ? lock->lock_shared() : lock->lock(); };
   s.high_release = [&] { mode.high_reads ? lock->unlock_shared() : lock->unlock(); };
-
-  const int cpu = s.cpu >= 0 ? s.cpu : rtgate::rt::allowed_cpus().back();
-  const std::int64_t bound = 3 * critical;
-  rtgate::LatencyHistogram waits;
-  std::vector<double> per_round;
-  std::uint64_t inversions = 0, boosted = 0, unblocked = 0, rounds = 0;
-  std::uint64_t judged = 0, host_disturbed = 0, failing = 0;
-  std::int64_t host_ns = 0;
-  std::string error, first_failure, first_host;
   rtgate::LiveStats& live = ctx.track(info.name + "/" + mode.name);
   live.tid.store(0);
-  for (std::int64_t round = 0; round < p.get_int("rounds") && !ctx.stop_requested(); ++round) {
-    const std::int64_t steal0 = steal_on(steal, cpu), t0 = rtgate::monotonic_ns();
-    const rtgate::rt::InversionResult r = rtgate::rt::run_inversion(s);
-    const std::int64_t took = rtgate::monotonic_ns() - t0, steal1 = steal_on(steal, cpu);
-    if (!r.error.empty()) {
-      error = r.error;
-      break;
-    }
-    ++rounds;
-    rest(took, ctx);
-    if (!r.contended) {
-      ++unblocked;  // high never waited: nothing was tested in this round
-      continue;
-    }
-    if (expect_pi) {
-      const auto j =
-          rtgate::rt::judge_pi_round(r, bound, steal0 >= 0 && steal1 >= 0 ? steal1 - steal0 : -1);
-      host_ns += j.host_ns;
-      if (j.call == rtgate::rt::RoundCall::kHost) {
-        ++host_disturbed;
-        if (first_host.empty()) first_host = j.why;
-      } else {
-        ++judged;
-      }
-      if (rtgate::rt::failing(j.call)) {
-        ++failing;
-        if (first_failure.empty()) first_failure = j.why;
-      }
-    }
-    waits.record(r.high_wait_ns);
-    per_round.push_back(static_cast<double>(r.high_wait_ns));
-    inversions += r.high_wait_ns >= spin ? 1 : 0;
-    boosted += r.high_seen_blocked && r.low_prio_while_blocked == r.high_prio_reported ? 1 : 0;
-    live.publish(static_cast<std::uint64_t>(round + 1), static_cast<std::int64_t>(waits.max()));
-  }
-  live.done = true;
+  Tally t = run_rounds(s, expect_pi, p, ctx, steal, live);
 
   rtgate::Case c;
   c.name = info.name + "/" + mode.name;
-  std::string verdict;
-  // 90%: one round lost to a stall of the conductor is not a broken scenario; more is.
-  const bool engaged = rounds > 0 && 10 * waits.count() >= 9 * rounds;
-  if (!error.empty()) {
-    verdict = "error: " + error;
-    out->failed = true;
-  } else if (!engaged) {
-    verdict = "not engaged: high found the lock free in " + std::to_string(unblocked) + " of " +
-              std::to_string(rounds) + " rounds";
-    out->not_engaged = true;
-  } else if (expect_pi && failing > 0) {
-    verdict = "FAIL: inversion despite PI in " + std::to_string(failing) + " of " +
-              std::to_string(judged) + " judged rounds (" + first_failure + ")";
-    out->failed = true;
-  } else if (expect_pi && 2 * judged < waits.count()) {
-    verdict = "inconclusive: host steal: " + std::to_string(host_disturbed) + " of " +
-              std::to_string(waits.count()) + " rounds not judged (" + first_host + ")";
-    out->undecided = true;
-  } else if (expect_pi) {
-    verdict = "pass: bounded by the critical section";
-    if (host_disturbed > 0) {
-      verdict += " in " + std::to_string(judged) + " judged rounds (" +
-                 std::to_string(host_disturbed) + " not judged: the host's time)";
-    }
-  } else {
-    verdict = inversions == waits.count() && waits.count() > 0
-                  ? "control: inversion shown, as expected without PI"
-                  : "control: inversion NOT shown in every round (unexpected)";
-  }
   c.labels = {{"lock", info.name},
               {"mode", mode.name},
               {"pi", rtgate::locks::to_string(info.pi)},
               {"expect", expect_pi ? "bounded" : "inversion"},
-              {"verdict", verdict},
+              {"verdict", verdict_of(t, expect_pi, out)},
               {"thread_class", "rt"}};
-  c.metrics.push_back(rtgate::Metric::latency("high_wait", std::move(waits), std::move(per_round)));
-  c.metrics.push_back(rtgate::Metric::count("inversions", static_cast<double>(inversions), "rounds",
-                                            rtgate::Metric::Gating::kReported));
-  c.metrics.push_back(rtgate::Metric::count("boosted", static_cast<double>(boosted), "rounds",
-                                            rtgate::Metric::Gating::kReported));
-  c.metrics.push_back(rtgate::Metric::count("high_never_blocked", static_cast<double>(unblocked),
-                                            "rounds", rtgate::Metric::Gating::kReported));
-  c.metrics.push_back(rtgate::Metric::count("host_disturbed", static_cast<double>(host_disturbed),
-                                            "rounds", rtgate::Metric::Gating::kReported));
-  c.metrics.push_back(rtgate::Metric::count("host_steal_ms", static_cast<double>(host_ns) / 1e6,
-                                            "ms", rtgate::Metric::Gating::kReported));
+  const auto rounds = [](std::uint64_t n) { return static_cast<double>(n); };
+  using rtgate::Metric;
+  c.metrics.push_back(Metric::latency("high_wait", std::move(t.waits), std::move(t.per_round)));
+  c.metrics.push_back(
+      Metric::count("inversions", rounds(t.inversions), "rounds", Metric::Gating::kReported));
+  c.metrics.push_back(
+      Metric::count("boosted", rounds(t.boosted), "rounds", Metric::Gating::kReported));
+  c.metrics.push_back(Metric::count("high_never_blocked", rounds(t.unblocked), "rounds",
+                                    Metric::Gating::kReported));
+  c.metrics.push_back(Metric::count("host_disturbed", rounds(t.host_disturbed), "rounds",
+                                    Metric::Gating::kReported));
+  c.metrics.push_back(Metric::count("host_steal_ms", static_cast<double>(t.host_ns) / 1e6, "ms",
+                                    Metric::Gating::kReported));
   return c;
 }
 
