@@ -157,19 +157,6 @@ Case thread_case(std::uint64_t i, const json& t, const ThreadCases& how) {
   return k;
 }
 
-// The file's threads in their index order ("0", "1", ..., "10"), whatever order the object keeps.
-std::map<std::uint64_t, const json*> threads_by_index(const json& j, const std::string& file) {
-  const json& threads = object(member(j, "thread", file), file + ": thread");
-  std::map<std::uint64_t, const json*> by_index;
-  for (const auto& [k, t] : threads.items()) {
-    const auto i = parse_whole(k);
-    if (!i) throw ImportError(file + ": thread." + k + ": not a thread number");
-    by_index[static_cast<std::uint64_t>(*i)] = &object(t, file + ": thread." + k);
-  }
-  if (by_index.empty()) throw ImportError(file + ": no thread results");
-  return by_index;
-}
-
 RunReport parse(const ImportInput& in) {
   const json& j = *in.json;
   const RtTestsHeader h = read_rt_tests_header(j, in.name);
@@ -184,7 +171,7 @@ RunReport parse(const ImportInput& in) {
               integer(*optional_member(j, "resolution_in_ns"), in.name + ": resolution_in_ns") != 0
           ? 1
           : 1000;
-  const std::map<std::uint64_t, const json*> by_index = threads_by_index(j, in.name);
+  const std::map<std::uint64_t, const json*> by_index = threads_by_index(j, in.name, "thread");
   bool any_histogram = false;
   std::vector<int> cpus;
   std::map<int, int> per_cpu;

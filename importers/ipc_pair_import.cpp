@@ -76,14 +76,7 @@ RunReport parse(const ImportInput& in) {
   if (o.has("smp")) s.params["smp"] = true;
   if (o.has("timeout")) s.params["timeout_s"] = whole_option(o, "timeout", 0, in.name);
   if (o.has("fork") || (tool != "pmqtest" && o.has("f"))) s.params["fork"] = true;
-  const json& threads = object(member(j, "thread", in.name), in.name + ": thread");
-  std::map<std::uint64_t, const json*> by_index;
-  for (const auto& [k, t] : threads.items()) {
-    const auto i = parse_whole(k);
-    if (!i) throw ImportError(in.name + ": thread." + k + ": not a pair number");
-    by_index[static_cast<std::uint64_t>(*i)] = &object(t, in.name + ": thread." + k);
-  }
-  if (by_index.empty()) throw ImportError(in.name + ": no pair results");
+  const std::map<std::uint64_t, const json*> by_index = threads_by_index(j, in.name, "pair");
   std::vector<int> receivers;
   for (const auto& [i, t] : by_index) {
     const std::string w = in.name + ": thread." + std::to_string(i);

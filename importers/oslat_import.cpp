@@ -79,14 +79,7 @@ RunReport parse(const ImportInput& in) {
   }
   if (o.has("single-preheat")) s.params["single_preheat"] = true;
 
-  const json& threads = object(member(j, "thread", in.name), in.name + ": thread");
-  std::map<std::uint64_t, const json*> by_index;
-  for (const auto& [k, t] : threads.items()) {
-    const auto i = parse_whole(k);
-    if (!i) throw ImportError(in.name + ": thread." + k + ": not a thread number");
-    by_index[static_cast<std::uint64_t>(*i)] = &object(t, in.name + ": thread." + k);
-  }
-  if (by_index.empty()) throw ImportError(in.name + ": no thread results");
+  const std::map<std::uint64_t, const json*> by_index = threads_by_index(j, in.name, "thread");
   std::vector<int> cpus;
   for (const auto& [i, t] : by_index) {
     const std::string w = in.name + ": thread." + std::to_string(i);

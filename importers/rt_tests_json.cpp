@@ -169,4 +169,17 @@ RunReport rt_tests_report(const RtTestsHeader& h, const ImportInput& in, const s
   return r;
 }
 
+std::map<std::uint64_t, const json*> threads_by_index(const json& j, const std::string& file,
+                                                      const std::string& what) {
+  const json& threads = object(member(j, "thread", file), file + ": thread");
+  std::map<std::uint64_t, const json*> by_index;
+  for (const auto& [k, t] : threads.items()) {
+    const auto i = parse_whole(k);
+    if (!i) throw ImportError(file + ": thread." + k + ": not a " + what + " number");
+    by_index[static_cast<std::uint64_t>(*i)] = &object(t, file + ": thread." + k);
+  }
+  if (by_index.empty()) throw ImportError(file + ": no " + what + " results");
+  return by_index;
+}
+
 }  // namespace rtgate::importers

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -47,6 +48,13 @@ std::uint64_t whole(const nlohmann::json& v, const std::string& where);
 std::int64_t integer(const nlohmann::json& v, const std::string& where);
 double number(const nlohmann::json& v, const std::string& where);
 const nlohmann::json& object(const nlohmann::json& v, const std::string& where);
+
+// The file's "thread" object in index order ("0", "1", ..., "10"), whatever order the object
+// keeps; `what` names an entry in errors ("thread", "pair"). Throws ImportError on a key that is
+// not a number, or when there is none.
+std::map<std::uint64_t, const nlohmann::json*> threads_by_index(const nlohmann::json& j,
+                                                                const std::string& file,
+                                                                const std::string& what);
 
 // The run's report: environment, times, run options (duration from the command line when it
 // gives one, `recorded` then), one suite named `suite` with `params`, its status from the

@@ -44,14 +44,7 @@ RunReport parse(const ImportInput& in) {
   s.params["priority"] = static_cast<std::int64_t>(*prio);
   if (o.has("affinity")) s.params["affinity"] = o.value("affinity").value_or("per thread");
   if (!o.has("mlockall")) r.environment.extra["mlockall"] = "signaltest ran without -m";
-  const json& threads = object(member(j, "thread", in.name), in.name + ": thread");
-  std::map<std::uint64_t, const json*> by_index;
-  for (const auto& [k, t] : threads.items()) {
-    const auto i = parse_whole(k);
-    if (!i) throw ImportError(in.name + ": thread." + k + ": not a thread number");
-    by_index[static_cast<std::uint64_t>(*i)] = &object(t, in.name + ": thread." + k);
-  }
-  if (by_index.empty()) throw ImportError(in.name + ": no thread results");
+  const std::map<std::uint64_t, const json*> by_index = threads_by_index(j, in.name, "thread");
   s.params["threads"] = static_cast<std::int64_t>(by_index.size());
   for (const auto& [i, t] : by_index) {
     const std::string w = in.name + ": thread." + std::to_string(i);

@@ -162,11 +162,9 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
   std::uint64_t total_bytes = 0;
   for (std::size_t t = 0; t < static_cast<std::size_t>(threads); ++t) total_bytes += bytes[t];
   const double secs = g.seconds > 0 ? g.seconds : 1;
-  c.metrics.push_back(rtgate::Metric::throughput("ops_rate", "ops/s", g.ops_per_s()));
+  wl::add_ops_metrics(c, g);
   c.metrics.push_back(
       rtgate::Metric::throughput("io_rate", "MB/s", static_cast<double>(total_bytes) / 1e6 / secs));
-  c.metrics.push_back(rtgate::Metric::count("ops", static_cast<double>(g.ops), "ops",
-                                            rtgate::Metric::Gating::kReported));
   wl::add_cpu_metrics(c, {g.cpu});
   probe.add_metrics(c);
   rtgate::SuiteResult result;

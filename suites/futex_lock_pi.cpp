@@ -72,9 +72,7 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
               {"futexes", std::to_string(nfutex)},
               {"hold_us", std::to_string(p.get_int("hold_us"))},
               {"thread_class", "nonrt"}};
-  c.metrics.push_back(rtgate::Metric::throughput("ops_rate", "kops/s", g.ops_per_s() / 1e3));
-  c.metrics.push_back(rtgate::Metric::count("ops", static_cast<double>(g.ops), "ops",
-                                            rtgate::Metric::Gating::kReported));
+  wl::add_ops_metrics(c, g, "kops/s", 1e3);
   wl::finish_case(result, std::move(c), g, probe);
   return result;
 }

@@ -79,9 +79,7 @@ Variant measure(bool with_mutex, int threads, std::size_t bytes, std::int64_t sl
   probe.stop();
   v.error = g.error;
   v.ops_per_s = g.ops_per_s();
-  v.c.metrics.push_back(rtgate::Metric::throughput("ops_rate", "ops/s", v.ops_per_s));
-  v.c.metrics.push_back(rtgate::Metric::count("ops", static_cast<double>(g.ops), "ops",
-                                              rtgate::Metric::Gating::kReported));
+  wl::add_ops_metrics(v.c, g);
   v.c.metrics.push_back(rtgate::Metric::count("minor_faults", static_cast<double>(g.cpu.minflt),
                                               "faults", rtgate::Metric::Gating::kReported));
   wl::add_cpu_metrics(v.c, {g.cpu});

@@ -59,12 +59,8 @@ class CpuLoad final : public Load {
 };
 
 std::unique_ptr<Load> make(const std::vector<std::string>& args, std::string* error) {
-  int n = 1;
-  if (!check_arg_count(args, 1, error)) return nullptr;
-  if (!args.empty() && !parse_int_arg(args[0], "thread count", 1, kMaxThreads, &n, error)) {
-    return nullptr;
-  }
-  return std::make_unique<CpuLoad>(n);
+  const std::optional<int> n = thread_count_arg(args, kMaxThreads, error);
+  return n ? std::make_unique<CpuLoad>(*n) : nullptr;
 }
 
 }  // namespace

@@ -68,4 +68,14 @@ bool check_arg_count(const std::vector<std::string>& args, std::size_t max, std:
   return false;
 }
 
+std::optional<int> thread_count_arg(const std::vector<std::string>& args, int max,
+                                    std::string* error) {
+  int n = 1;
+  if (!check_arg_count(args, 1, error)) return std::nullopt;
+  if (!args.empty() && !parse_int_arg(args[0], "thread count", 1, max, &n, error)) {
+    return std::nullopt;
+  }
+  return n;
+}
+
 }  // namespace rtgate::load

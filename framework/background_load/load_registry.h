@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,6 +47,11 @@ bool parse_int_arg(std::string_view text, std::string_view what, int lo, int hi,
                    std::string* error);
 // For factories: false and *error when there are more than `max` arguments.
 bool check_arg_count(const std::vector<std::string>& args, std::size_t max, std::string* error);
+
+// For factories of kinds whose one argument is an optional thread count in [1, max]: the count
+// (1 when absent), or nullopt and *error.
+std::optional<int> thread_count_arg(const std::vector<std::string>& args, int max,
+                                    std::string* error);
 
 }  // namespace rtgate::load
 

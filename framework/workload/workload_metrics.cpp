@@ -17,6 +17,12 @@ Metric with_samples(Metric m, std::vector<double> samples) {
   return m;
 }
 
+void add_ops_metrics(Case& c, const GroupRun& g, const std::string& unit, double per) {
+  c.metrics.push_back(Metric::throughput("ops_rate", unit, g.ops_per_s() / per));
+  c.metrics.push_back(
+      Metric::count("ops", static_cast<double>(g.ops), "ops", Metric::Gating::kReported));
+}
+
 void add_cpu_metrics(Case& c, const std::vector<CpuUsage>& used) {
   std::vector<double> usr, sys;
   for (const CpuUsage& u : used) {

@@ -18,6 +18,11 @@ Metric duration_metric(std::string name, std::string unit, std::vector<double> s
 // `m` with its samples replaced: for a run that measured its unit of work several times.
 Metric with_samples(Metric m, std::vector<double> samples);
 
+// "ops_rate" (the group's operations per second, divided by `per` in `unit`: 1e3 for kops/s) and
+// "ops" (the operations counted, reported only).
+void add_ops_metrics(Case& c, const GroupRun& g, const std::string& unit = "ops/s",
+                     double per = 1);
+
 // "cpu_usr_s" and "cpu_sys_s": user and system CPU time in seconds, one sample per element.
 void add_cpu_metrics(Case& c, const std::vector<CpuUsage>& used);
 // The common end of a single-group workload case: CPU time, the probe's latency, the case into
