@@ -108,37 +108,25 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
       .buffer_kb = 1024};
   auto tracer = rtgate::trace::KernelTracer::start(config, &why);
   if (!tracer) return SuiteResult::ended(SuiteStatus::kError, why);
-  // Tracked from here: the watchdog's stall clock starts once the tracer runs (setting it up
-  // takes seconds under emulation).
-  std::map<int, std::unique_ptr<PerCpu>> per_cpu;
-  for (int cpu : *cpus) {
-    per_cpu.emplace(cpu, std::make_unique<PerCpu>(ctx.track("cpu" + std::to_string(cpu))));
-  }
-
-  const rtgate::trace::KernelTracer::Sink sink = [&](const rtgate::trace::TracerSample& s) {
-    auto it = per_cpu.find(s.cpu);
-    if (it == per_cpu.end()) return;
-    PerCpu& c = *it->second;
-    // The event's times are in us.
-    const std::uint64_t runtime = s.values[0] * 1000, noise = s.values[1] * 1000,
-                        single = s.values[2] * 1000;
-    c.runtime_ns += runtime;
-    c.noise_ns += noise;
-    c.max_single.record(static_cast<std::int64_t>(single));
-    c.noise.record(static_cast<std::int64_t>(noise));
-    c.max_single_periods.push_back(static_cast<double>(single));
-    c.noise_periods.push_back(static_cast<double>(noise));
-    for (std::size_t k = 0; k < kKinds.size(); ++k) c.interference[k] += s.values[3 + k];
-    c.worst_ns = std::max(c.worst_ns, static_cast<std::int64_t>(single));
-    c.live.publish(++c.periods, c.worst_ns);
-  };
-  tracer->collect_until(
-      rtgate::monotonic_ns() + ctx.duration_ns(), [&] { return ctx.stop_requested(); }, sink);
+  auto per_cpu = rtgate::trace::collect_per_cpu<PerCpu>(
+      *tracer, *cpus, ctx, [&](PerCpu& c, const rtgate::trace::TracerSample& s) {
+        // The event's times are in us.
+        const std::uint64_t runtime = s.values[0] * 1000, noise = s.values[1] * 1000,
+                            single = s.values[2] * 1000;
+        c.runtime_ns += runtime;
+        c.noise_ns += noise;
+        c.max_single.record(static_cast<std::int64_t>(single));
+        c.noise.record(static_cast<std::int64_t>(noise));
+        c.max_single_periods.push_back(static_cast<double>(single));
+        c.noise_periods.push_back(static_cast<double>(noise));
+        for (std::size_t k = 0; k < kKinds.size(); ++k) c.interference[k] += s.values[3 + k];
+        c.worst_ns = std::max(c.worst_ns, static_cast<std::int64_t>(single));
+        c.live.publish(++c.periods, c.worst_ns);
+      });
 
   SuiteResult result;
   // A CPU silent through a run of several periods measured nothing.
-  const bool expected =
-      !ctx.stop_requested() && ctx.duration_ns() >= 2 * p.get_int("period_us") * 1000;
+  const bool expected = rtgate::trace::silence_is_failure(ctx, p.get_int("period_us"));
   for (auto& [cpu, c] : per_cpu) {
     rtgate::Case k = tracer->cpu_case(cpu, "nonrt");
     add_metrics(*c, k);

@@ -76,41 +76,29 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
       .buffer_kb = static_cast<int>(p.get_int("buffer_kb"))};
   auto tracer = rtgate::trace::KernelTracer::start(config, &why);
   if (!tracer) return SuiteResult::ended(SuiteStatus::kError, why);
-  // Tracked from here: the watchdog's stall clock starts once the tracer runs (setting it up
-  // takes seconds under emulation).
-  std::map<int, std::unique_ptr<PerCpu>> per_cpu;
-  for (int cpu : *cpus) {
-    per_cpu.emplace(cpu, std::make_unique<PerCpu>(ctx.track("cpu" + std::to_string(cpu))));
-  }
-
-  const rtgate::trace::KernelTracer::Sink sink = [&](const rtgate::trace::TracerSample& s) {
-    auto it = per_cpu.find(s.cpu);
-    if (it == per_cpu.end()) return;  // a CPU outside the selection (never, with osnoise/cpus)
-    PerCpu& c = *it->second;
-    if (c.first_ts < 0) c.first_ts = s.ts;
-    const std::uint64_t context = s.values[0];
-    const auto latency = static_cast<std::int64_t>(s.values[1]);
-    const std::uint64_t seq = s.values[2];
-    const auto block =
-        static_cast<std::size_t>(std::max<std::int64_t>(0, s.ts - c.first_ts) / block_ns);
-    if (context == kIrq) {
-      // Each activation's IRQ event comes first, with the next seqnum.
-      if (c.last_seq != 0 && seq > c.last_seq + 1) c.missed += seq - c.last_seq - 1;
-      c.last_seq = std::max(c.last_seq, seq);
-      c.irq.add(latency, block);
-    } else if (context == kThread) {
-      c.thread.add(latency, block);
-      c.max_ns = std::max(c.max_ns, latency);
-      c.live.publish(++c.samples, c.max_ns);
-    }
-  };
-  tracer->collect_until(
-      rtgate::monotonic_ns() + ctx.duration_ns(), [&] { return ctx.stop_requested(); }, sink);
+  auto per_cpu = rtgate::trace::collect_per_cpu<PerCpu>(
+      *tracer, *cpus, ctx, [&](PerCpu& c, const rtgate::trace::TracerSample& s) {
+        if (c.first_ts < 0) c.first_ts = s.ts;
+        const std::uint64_t context = s.values[0];
+        const auto latency = static_cast<std::int64_t>(s.values[1]);
+        const std::uint64_t seq = s.values[2];
+        const auto block =
+            static_cast<std::size_t>(std::max<std::int64_t>(0, s.ts - c.first_ts) / block_ns);
+        if (context == kIrq) {
+          // Each activation's IRQ event comes first, with the next seqnum.
+          if (c.last_seq != 0 && seq > c.last_seq + 1) c.missed += seq - c.last_seq - 1;
+          c.last_seq = std::max(c.last_seq, seq);
+          c.irq.add(latency, block);
+        } else if (context == kThread) {
+          c.thread.add(latency, block);
+          c.max_ns = std::max(c.max_ns, latency);
+          c.live.publish(++c.samples, c.max_ns);
+        }
+      });
 
   SuiteResult result;
   // A CPU silent through a run of several periods measured nothing.
-  const bool expected =
-      !ctx.stop_requested() && ctx.duration_ns() >= 2 * p.get_int("period_us") * 1000;
+  const bool expected = rtgate::trace::silence_is_failure(ctx, p.get_int("period_us"));
   for (auto& [cpu, c] : per_cpu) {
     rtgate::Case k = tracer->cpu_case(cpu, "rt");
     k.metrics.push_back(rtgate::Metric::latency("irq_latency", std::move(c->irq.hist),

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,6 +26,8 @@
 #include <utility>
 #include <vector>
 
+#include "framework/measure/clock.h"
+#include "framework/measure/run_context.h"
 #include "framework/trace/trace_session.h"
 #include "results/report.h"
 
@@ -105,6 +108,33 @@ class KernelTracer {
 // Ends a passing `result` as an error naming `cpu` when that CPU was `silent` (no event of
 // `tracer` in a run long enough for some): a CPU that measured nothing is never a pass.
 void error_if_silent(SuiteResult& result, const std::string& tracer, int cpu, bool silent);
+
+// Runs `tracer` for the run's duration, or until a stop, handing each sample of a selected CPU to
+// on_sample(state, sample) with that CPU's state. A state is made per CPU from its live counter
+// ("cpuN"), tracked from here: the watchdog's stall clock starts once the tracer runs (setting it
+// up takes seconds under emulation).
+template <class PerCpu, class OnSample>
+std::map<int, std::unique_ptr<PerCpu>> collect_per_cpu(KernelTracer& tracer,
+                                                       const std::vector<int>& cpus,
+                                                       RunContext& ctx, OnSample on_sample) {
+  std::map<int, std::unique_ptr<PerCpu>> per_cpu;
+  for (int cpu : cpus) {
+    per_cpu.emplace(cpu, std::make_unique<PerCpu>(ctx.track("cpu" + std::to_string(cpu))));
+  }
+  const KernelTracer::Sink sink = [&](const TracerSample& s) {
+    const auto it = per_cpu.find(s.cpu);
+    if (it != per_cpu.end()) on_sample(*it->second, s);  // else outside the selection
+  };
+  tracer.collect_until(
+      monotonic_ns() + ctx.duration_ns(), [&] { return ctx.stop_requested(); }, sink);
+  return per_cpu;
+}
+
+// Whether a CPU silent through the run measured nothing: the run was not stopped and lasted two
+// of the tracer's periods or more.
+inline bool silence_is_failure(const RunContext& ctx, std::int64_t period_us) {
+  return !ctx.stop_requested() && ctx.duration_ns() >= 2 * period_us * 1000;
+}
 
 // The instances other than `except` (the top level as "(top level)") whose current tracer is
 // one of `tracers`, as "<instance>: <tracer>".
