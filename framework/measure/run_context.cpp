@@ -12,13 +12,7 @@ RunContext::RunContext(double duration_s, std::vector<int> cpus, std::atomic<boo
       run_index_(run_index),
       runs_(runs) {}
 
-LiveStats& RunContext::track(std::string label, std::string trace_owner) {
-  std::lock_guard lock(tracked_mutex_);
-  if (!trace_owner.empty()) trace_owners_[label] = std::move(trace_owner);
-  return append_locked(std::move(label));
-}
-
-LiveStats& RunContext::track_unique(const std::string& base) {
+LiveStats& RunContext::track(const std::string& base, std::string trace_owner) {
   std::lock_guard lock(tracked_mutex_);
   const auto taken = [&](const std::string& l) {
     return std::any_of(tracked_.begin(), tracked_.end(),
@@ -26,6 +20,7 @@ LiveStats& RunContext::track_unique(const std::string& base) {
   };
   std::string label = base;
   for (int n = 2; taken(label); ++n) label = base + "-" + std::to_string(n);
+  if (!trace_owner.empty()) trace_owners_[label] = std::move(trace_owner);
   return append_locked(std::move(label));
 }
 

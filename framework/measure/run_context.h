@@ -42,12 +42,11 @@ class RunContext {
   // Registers a live counter (call during set-up, never on a measured path). The reference stays
   // valid for the context's lifetime. `trace_owner` names the case that the counter's samples
   // belong to: with --trace, the analysis of a sample goes into that case ("": into the suite's
-  // own trace record, unless claim_trace names a case later).
-  LiveStats& track(std::string label, std::string trace_owner = "");
-  // As track(), under `base` or, when a counter of this context already has that label,
-  // "base-2", "base-3", ...: a sweep's phases each bring a counter of their own, whose trace
-  // samples must go to their own case.
-  LiveStats& track_unique(const std::string& base);
+  // own trace record, unless claim_trace names a case later). Labels are unique: when a counter
+  // of this context already has `label`, the new one is "label-2", "label-3", ... (a sweep's
+  // phases each bring a counter of their own, whose trace samples must go to their own case, and
+  // /metrics needs one series a counter); the returned counter's label is the one it got.
+  LiveStats& track(const std::string& label, std::string trace_owner = "");
   // Names the case owning the trace samples of the counter `label` once it is known (a probe
   // learns its case when its metrics are added); the first name given stands. Not on a
   // measured path.

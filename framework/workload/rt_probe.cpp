@@ -16,7 +16,7 @@ RtProbe::RtProbe(const RtProbeSpec& spec, RunContext& ctx)
     : spec_(spec),
       cpu_(pick_cpu(spec.cpu, ctx.cpus())),
       ctx_(ctx),
-      live_(ctx.track_unique("probe")),
+      live_(ctx.track("probe")),
       hook_(ctx.sample_hook()) {}
 
 RtProbe::~RtProbe() { stop(); }

@@ -25,7 +25,7 @@ GroupRun run_group(RunContext& ctx, const GroupSpec& spec, const Body& body) {
     const int cpu =
         spec.cpus.empty() ? -1 : spec.cpus[static_cast<std::size_t>(i) % spec.cpus.size()];
     workers.push_back(std::make_unique<Worker>(
-        i, cpu, ctx.track_unique(spec.name + "/" + std::to_string(i)), clock));
+        i, cpu, ctx.track(spec.name + "/" + std::to_string(i)), clock));
   }
   // The gate: every thread checks in, then waits for `go`. A C++20 atomic wait (a futex) costs
   // the waiting threads no CPU, so the last ones to be created are not starved by the first.

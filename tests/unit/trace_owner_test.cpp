@@ -55,14 +55,17 @@ TEST(TraceOwner, EachProbeOfASweepOwnsItsOwnCase) {
   EXPECT_EQ(owners.at("probe-3"), "3t");
 }
 
-TEST(TraceOwner, AUniqueLabelIsTheBaseUntilTaken) {
+TEST(TraceOwner, ALabelIsTheBaseUntilTaken) {
   std::atomic<bool> stop{false};
   RunContext ctx(1, {0}, stop);
-  EXPECT_EQ(ctx.track_unique("pft/0").label, "pft/0");
+  EXPECT_EQ(ctx.track("pft/0").label, "pft/0");
   EXPECT_EQ(ctx.track("pft/1").label, "pft/1");
-  EXPECT_EQ(ctx.track_unique("pft/0").label, "pft/0-2");
-  EXPECT_EQ(ctx.track_unique("pft/1").label, "pft/1-2");
-  EXPECT_EQ(ctx.track_unique("pft/0").label, "pft/0-3");
+  EXPECT_EQ(ctx.track("pft/0").label, "pft/0-2");
+  EXPECT_EQ(ctx.track("pft/1", "2t").label, "pft/1-2");
+  EXPECT_EQ(ctx.track("pft/0").label, "pft/0-3");
+  // The owner goes with the label the counter got, not the one asked for.
+  EXPECT_EQ(ctx.trace_owners().count("pft/1"), 0u);
+  EXPECT_EQ(ctx.trace_owners().at("pft/1-2"), "2t");
 }
 
 }  // namespace
