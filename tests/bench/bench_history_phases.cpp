@@ -1,7 +1,7 @@
 // Where `rtgate history --format json`'s time goes, phase by phase, on one thread: reading each
 // result (read_report_file), reducing it (HistoryBuilder::add), freeing it, then judge_history,
 // history_json and dump(2). The CLI reads on every core and adds under a lock
-// (cli/history_inputs.cpp); here the phases run one after another so that each is timed alone.
+// (gate/history/history_reader.cpp); here the phases run one after another so that each is timed alone.
 //
 //   bench_history_phases DIR [--full | --check | --threads N]
 //
@@ -58,7 +58,7 @@ void add(rtgate::gate::HistoryBuilder& builder, const rtgate::RunReport& r, cons
   }
 }
 
-// cli/history_inputs.cpp's reading: the first file alone, then `threads` readers.
+// gate/history/history_reader.cpp's reading: the first file alone, then `threads` readers.
 Built build_threaded(const std::vector<std::string>& files, const rtgate::gate::Policy& policy,
                      unsigned threads) {
   rtgate::gate::HistoryBuilder builder(policy);
