@@ -181,7 +181,9 @@ int run_command(const RunCmdArgs& args) {
   Prepared p;
   if (int rc = prepare(a, &p); rc != kExitOk) return rc;
   const RunOptions& opt = p.options;
-  UntilDecided until{.first_runs = opt.runs, .max_runs = args.max_runs, .started_ns = started};
+  UntilDecided until{.first_runs = opt.runs, .max_runs = args.max_runs, .elapsed_s = [started] {
+                       return static_cast<double>(monotonic_ns() - started) / 1e9;
+                     }};
   GateSide g;
   if (int rc = load_gate_side(args, until, g); rc != kExitOk) return rc;
   if (g.baseline && opt.trace.enabled && !(a.trace_threshold_us > 0))

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "base/text/strings.h"
 #include "gate/model/format.h"
@@ -81,13 +80,19 @@ std::string render_calibration(const std::vector<gate::MetricNoise>& noise,
 
 std::string render_session_noise(const gate::NoiseModel& model, int sessions,
                                  const std::string& dir) {
+  // Columns of at least these widths, names left-aligned, figures right-aligned; a longer name
+  // (they come from results) widens its cell rather than being cut.
   auto line = [](const std::string& a, const std::string& b, const std::string& c,
                  const std::string& d, const std::string& e, const std::string& f,
                  const std::string& g) {
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "%-14s %-14s %-18s %-9s %10s %6s %12s\n", a.c_str(), b.c_str(),
-                  c.c_str(), d.c_str(), e.c_str(), f.c_str(), g.c_str());
-    return std::string(buf);
+    const auto left = [](const std::string& s, std::size_t w) {
+      return s + std::string(w > s.size() ? w - s.size() : 0, ' ');
+    };
+    const auto right = [](const std::string& s, std::size_t w) {
+      return std::string(w > s.size() ? w - s.size() : 0, ' ') + s;
+    };
+    return left(a, 14) + " " + left(b, 14) + " " + left(c, 18) + " " + left(d, 9) + " " +
+           right(e, 10) + " " + right(f, 6) + " " + right(g, 12) + "\n";
   };
   std::string out = line("suite", "case", "metric", "statistic", "session SD", "df", "run SD");
   for (const auto& [key, n] : model.known()) {

@@ -6,10 +6,13 @@
 
 #include <string>
 
-#include "gate/history/history.h"
-#include "gate/history/history_judge.h"
 #include "gate/model/verdict.h"
 #include "results/report.h"
+
+namespace rtgate::gate {
+struct History;        // gate/history/history.h
+struct HistoryReport;  // gate/history/history_judge.h
+}  // namespace rtgate::gate
 
 namespace rtgate {
 

@@ -40,9 +40,9 @@ std::vector<LoadReport> LoadSet::reports() const {
 
 namespace {
 
-// The item as a kind's factory takes it, or nullptr and *error naming the item.
-std::unique_ptr<Load> make_item(const LoadItemSpec& item, std::string* error) {
-  const std::string shown = LoadSpec{{item}}.text();
+// The item as a kind's factory takes it, or nullptr and *error naming it (`shown`: its text).
+std::unique_ptr<Load> make_item(const LoadItemSpec& item, const std::string& shown,
+                                std::string* error) {
   const LoadKind* kind = find_load_kind(item.kind);
   if (kind == nullptr) {
     *error =
@@ -70,9 +70,10 @@ std::optional<LoadSpec> parse_load_spec(std::string_view text, std::string* erro
 std::optional<LoadSet> make_loads(const LoadSpec& spec, std::string* error) {
   LoadSet set;
   for (const LoadItemSpec& item : spec.items) {
-    std::unique_ptr<Load> load = make_item(item, error);
+    std::string shown = LoadSpec{{item}}.text();
+    std::unique_ptr<Load> load = make_item(item, shown, error);
     if (load == nullptr) return std::nullopt;
-    set.add(LoadSpec{{item}}.text(), std::move(load));
+    set.add(std::move(shown), std::move(load));
   }
   return set;
 }

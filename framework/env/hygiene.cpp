@@ -19,7 +19,6 @@
 #include "base/io/proc_files.h"
 #include "base/text/sched_policy.h"
 #include "framework/env/cpu_steal.h"
-#include "framework/rt/cpu_list.h"
 
 namespace rtgate {
 namespace {

@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <fstream>
-#include <sstream>
 
 #include "base/io/proc_files.h"
 

@@ -1,7 +1,5 @@
 #include "gate/pair/until_decided.h"
 
-#include <time.h>
-
 #include <algorithm>
 #include <cstdio>
 
@@ -9,12 +7,6 @@
 
 namespace rtgate {
 namespace {
-
-double elapsed_s(std::int64_t since_ns) {
-  timespec now{};
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  return static_cast<double>(now.tv_sec * 1'000'000'000LL + now.tv_nsec - since_ns) / 1e9;
-}
 
 std::string duration_text(double s) {
   char buf[32];
@@ -85,18 +77,17 @@ UntilDecidedOutcome run_until_decided(const JudgeFn& judge, gate::Policy policy,
       break;
     }
     const double estimate = round_estimate(report, open);
-    if (u.budget_s > 0 && elapsed_s(u.started_ns) + estimate > u.budget_s) {
+    if (u.budget_s > 0 && u.elapsed_s() + estimate > u.budget_s) {
       out.stopped = "--budget " + duration_text(u.budget_s) + ": another run (about " +
                     duration_text(estimate) + ") would not fit after " +
-                    duration_text(elapsed_s(u.started_ns)) + "; still open: " + open_list(out.gate);
+                    duration_text(u.elapsed_s()) + "; still open: " + open_list(out.gate);
       break;
     }
     if (hooks.progress) {
-      hooks.progress("until-decided: " + std::to_string(runs) + " runs, " +
-                     std::to_string(open.size()) + " suite(s) open: " + open_list(out.gate) +
-                     (u.budget_s > 0
-                          ? "; " + duration_text(u.budget_s - elapsed_s(u.started_ns)) + " left"
-                          : ""));
+      hooks.progress(
+          "until-decided: " + std::to_string(runs) + " runs, " + std::to_string(open.size()) +
+          " suite(s) open: " + open_list(out.gate) +
+          (u.budget_s > 0 ? "; " + duration_text(u.budget_s - u.elapsed_s()) + " left" : ""));
     }
     Round round = run_round(open);
     for (const SuiteResult& s : round.report.suites) {

@@ -18,10 +18,12 @@
 namespace rtgate {
 
 struct UntilDecided {
-  int first_runs = 1;           // runs of each suite the result holds before the loop
-  int max_runs = 20;            // runs of a suite at most (the plan's last look)
-  double budget_s = 0;          // wall time for the whole run, measured from `started_ns`; 0 = none
-  std::int64_t started_ns = 0;  // CLOCK_MONOTONIC
+  int first_runs = 1;   // runs of each suite the result holds before the loop
+  int max_runs = 20;    // runs of a suite at most (the plan's last look)
+  double budget_s = 0;  // wall time for the whole run, as `elapsed_s` measures it; 0 = none
+  // Seconds since the run began, from the caller's clock (the gate reads none); needed with a
+  // budget.
+  std::function<double()> elapsed_s;
 };
 
 struct UntilDecidedOutcome {
