@@ -82,53 +82,58 @@ std::size_t prom_series(const std::vector<std::string_view>& pieces) {
   return n;
 }
 
+// "write": generate, then what `run -o` does with the result.
+int write_phase(const std::vector<std::string>& a) {
+  const std::size_t cases = std::stoul(a.at(2));
+  const int runs = std::stoi(a.at(3));
+  auto t0 = Clock::now();
+  rtgate::RunReport r = a.size() > 4 ? rtgate::bench::widened(rtgate::read_report_file(a[4]), cases)
+                                     : rtgate::bench::board(cases, runs);
+  figure("generate_s", since(t0));
+  t0 = Clock::now();
+  const std::string w = rtgate::write_result_file(a.at(1), r);
+  figure("op_s", since(t0));
+  if (!w.empty()) return std::fprintf(stderr, "write: %s\n", w.c_str()), 1;
+  return 0;
+}
+
+// "compare" or "gate": two loads, the comparison, and its output as the CLI writes it.
+int gate_phase(const std::vector<std::string>& a, const std::string& phase) {
+  const auto b = load_timed(a.at(1), "load_base_s");
+  const auto c = load_timed(a.at(1), "load_cur_s");
+  figure("resident_loaded_mb", resident_mb());
+  const auto t0 = Clock::now();
+  const rtgate::gate::GateVerdict g = rtgate::gate::compare(b, c);
+  figure("gate_s", since(t0));
+  figure("resident_gated_mb", resident_mb());
+  const auto t1 = Clock::now();
+  // compare --format json streams the JSON, gate its table, as the CLI does (to a temporary
+  // file here, whose length is the output's size).
+  std::FILE* out = std::tmpfile();
+  if (phase == "compare") {
+    rtgate::write_gate_json(g, out);
+  } else {
+    rtgate::write_gate_table(g, rtgate::TableFormat::kTable, out);
+  }
+  const auto bytes = static_cast<double>(std::ftell(out));
+  std::fclose(out);
+  figure("render_s", since(t1));
+  figure("op_s", since(t0));
+  figure("output_bytes", bytes);
+  return 0;
+}
+
 // One phase, in this process. Returns the exit code.
 int run_phase(const std::vector<std::string>& a) {
   const std::string& phase = a.at(0);
-  if (phase == "write") {  // generate, then what `run -o` does with the result
-    const std::size_t cases = std::stoul(a.at(2));
-    const int runs = std::stoi(a.at(3));
-    auto t0 = Clock::now();
-    rtgate::RunReport r = a.size() > 4
-                              ? rtgate::bench::widened(rtgate::read_report_file(a[4]), cases)
-                              : rtgate::bench::board(cases, runs);
-    figure("generate_s", since(t0));
-    t0 = Clock::now();
-    const std::string w = rtgate::write_result_file(a.at(1), r);
-    figure("op_s", since(t0));
-    if (!w.empty()) return std::fprintf(stderr, "write: %s\n", w.c_str()), 1;
-    return 0;
-  }
+  if (phase == "write") return write_phase(a);
   if (phase == "load") {
     const auto r = load_timed(a.at(1), "load_s");
     // What the loaded report itself holds (the peak also counts the parser's transient buffers).
     figure("resident_mb", resident_mb());
     return r.suites.empty() ? 1 : 0;
   }
-  if (phase == "compare" || phase == "gate") {
-    const auto b = load_timed(a.at(1), "load_base_s");
-    const auto c = load_timed(a.at(1), "load_cur_s");
-    figure("resident_loaded_mb", resident_mb());
-    const auto t0 = Clock::now();
-    const rtgate::gate::GateVerdict g = rtgate::gate::compare(b, c);
-    figure("gate_s", since(t0));
-    figure("resident_gated_mb", resident_mb());
-    const auto t1 = Clock::now();
-    // compare --format json streams the JSON, gate its table, as the CLI does (to a temporary
-    // file here, whose length is the output's size).
-    std::FILE* out = std::tmpfile();
-    if (phase == "compare") {
-      rtgate::write_gate_json(g, out);
-    } else {
-      rtgate::write_gate_table(g, rtgate::TableFormat::kTable, out);
-    }
-    const auto bytes = static_cast<double>(std::ftell(out));
-    std::fclose(out);
-    figure("render_s", since(t1));
-    figure("op_s", since(t0));
-    figure("output_bytes", bytes);
-    return 0;
-  }
+  if (phase == "compare" || phase == "gate") return gate_phase(a, phase);
   const auto r = load_timed(a.at(1), "load_s");
   const auto t0 = Clock::now();
   if (phase == "junit") {
@@ -237,6 +242,58 @@ void row(const char* what, const Measured& m, double bytes = -1) {
 
 }  // namespace
 
+// Every phase on a result of `n` cases, each in a process of its own, one row each.
+void bench_size(std::size_t n, int runs, const std::string& from, const std::string& push,
+                const fs::path& dir) {
+  const fs::path file = dir / ("result-" + std::to_string(n) + ".json");
+  std::vector<std::string> write_args = {"write", file.string(), std::to_string(n),
+                                         std::to_string(runs)};
+  if (!from.empty()) write_args.push_back(from);
+  if (from.empty()) {
+    std::printf("%zu cases (synthetic 256-CPU board, %d runs):\n", n, runs);
+  } else {
+    std::printf("%zu cases (copies of %s's cases):\n", n, from.c_str());
+  }
+  const Measured w = measure(write_args, dir);
+  const double bytes = fs::exists(file) ? static_cast<double>(fs::file_size(file)) : -1;
+  std::printf("  (generated in %.2f s)\n", w.get("generate_s"));
+  row("write -o", w, bytes);
+  // The same result as -o NAME.json.gz, and the gate reading that.
+  const fs::path packed = dir / ("result-" + std::to_string(n) + ".json.gz");
+  std::vector<std::string> gz_args = write_args;
+  gz_args[1] = packed.string();
+  const Measured wz = measure(gz_args, dir);
+  row("write .gz", wz, fs::exists(packed) ? static_cast<double>(fs::file_size(packed)) : -1);
+  row("load", measure({"load", file.string()}, dir));
+  row("gate .gz", measure({"gate", packed.string()}, dir));
+  row("compare", measure({"compare", file.string()}, dir));
+  row("gate", measure({"gate", file.string()}, dir));
+  row("junit", measure({"junit", file.string()}, dir));
+  const Measured p = measure({"prom", file.string()}, dir);
+  row("prom text", p);
+  row("serve", measure({"serve", file.string()}, dir));
+  if (!push.empty()) {
+    row("push", measure({"push", file.string(), push}, dir));
+  } else {
+    std::printf("  push      skipped (no --push URL)\n");
+  }
+  if (p.get("series") >= 0) {
+    std::printf(
+        "  Prometheus series (--prom-buckets coarse, the default): %.0f in the result, "
+        "%.1f per case\n",
+        p.get("series"), p.get("series") / static_cast<double>(n));
+  }
+  for (const auto& [buckets, cases] : {std::pair{"standard", "all"}, std::pair{"fine", "all"},
+                                       std::pair{"none", "all"}, std::pair{"coarse", "suite"}}) {
+    const Measured o = measure({"prom", file.string(), buckets, cases}, dir);
+    std::printf(
+        "  --prom-buckets %-8s --prom-cases %-5s: %8.0f series, %5.1f per case, "
+        "exposition %.2f s, %.1f MB\n",
+        buckets, cases, o.get("series"), o.get("series") / static_cast<double>(n), o.get("op_s"),
+        o.get("output_bytes") / 1e6);
+  }
+}
+
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (!args.empty() && args[0] == "--phase") {
@@ -270,55 +327,7 @@ int main(int argc, char** argv) {
       keep.empty() ? fs::temp_directory_path() / ("rtgate-bench-scale-" + std::to_string(getpid()))
                    : fs::path(keep);
   fs::create_directories(dir);
-  for (std::size_t n : sizes) {
-    const fs::path file = dir / ("result-" + std::to_string(n) + ".json");
-    std::vector<std::string> write_args = {"write", file.string(), std::to_string(n),
-                                           std::to_string(runs)};
-    if (!from.empty()) write_args.push_back(from);
-    if (from.empty()) {
-      std::printf("%zu cases (synthetic 256-CPU board, %d runs):\n", n, runs);
-    } else {
-      std::printf("%zu cases (copies of %s's cases):\n", n, from.c_str());
-    }
-    const Measured w = measure(write_args, dir);
-    const double bytes = fs::exists(file) ? static_cast<double>(fs::file_size(file)) : -1;
-    std::printf("  (generated in %.2f s)\n", w.get("generate_s"));
-    row("write -o", w, bytes);
-    // The same result as -o NAME.json.gz, and the gate reading that.
-    const fs::path packed = dir / ("result-" + std::to_string(n) + ".json.gz");
-    std::vector<std::string> gz_args = write_args;
-    gz_args[1] = packed.string();
-    const Measured wz = measure(gz_args, dir);
-    row("write .gz", wz, fs::exists(packed) ? static_cast<double>(fs::file_size(packed)) : -1);
-    row("load", measure({"load", file.string()}, dir));
-    row("gate .gz", measure({"gate", packed.string()}, dir));
-    row("compare", measure({"compare", file.string()}, dir));
-    row("gate", measure({"gate", file.string()}, dir));
-    row("junit", measure({"junit", file.string()}, dir));
-    const Measured p = measure({"prom", file.string()}, dir);
-    row("prom text", p);
-    row("serve", measure({"serve", file.string()}, dir));
-    if (!push.empty()) {
-      row("push", measure({"push", file.string(), push}, dir));
-    } else {
-      std::printf("  push      skipped (no --push URL)\n");
-    }
-    if (p.get("series") >= 0) {
-      std::printf(
-          "  Prometheus series (--prom-buckets coarse, the default): %.0f in the result, "
-          "%.1f per case\n",
-          p.get("series"), p.get("series") / static_cast<double>(n));
-    }
-    for (const auto& [buckets, cases] : {std::pair{"standard", "all"}, std::pair{"fine", "all"},
-                                         std::pair{"none", "all"}, std::pair{"coarse", "suite"}}) {
-      const Measured o = measure({"prom", file.string(), buckets, cases}, dir);
-      std::printf(
-          "  --prom-buckets %-8s --prom-cases %-5s: %8.0f series, %5.1f per case, "
-          "exposition %.2f s, %.1f MB\n",
-          buckets, cases, o.get("series"), o.get("series") / static_cast<double>(n), o.get("op_s"),
-          o.get("output_bytes") / 1e6);
-    }
-  }
+  for (std::size_t n : sizes) bench_size(n, runs, from, push, dir);
   if (keep.empty()) fs::remove_all(dir);
   return 0;
 }

@@ -279,12 +279,16 @@ inline Shape release_shape() {
           .tail_sigma = 0.4};
 }
 
-// One side of a gate: `runs` runs of every suite of the layout.
-inline RunReport side(std::mt19937_64& rng, const Layout& l, int runs, const Drift& d,
-                      const Change& change = {}) {
-  RunReport r;
-  r.environment = environment();
-  auto edit = [&](Metric& m, const std::string& suite, const std::string& c) {
+// Builds one side's suites, with `change` applied where it matches (the draws from `rng` in a
+// fixed order, so that a seed gives the same side).
+struct SideBuilder {
+  std::mt19937_64& rng;
+  const Layout& l;
+  int runs;
+  const Drift& d;
+  const Change& change;
+
+  void edit(Metric& m, const std::string& suite, const std::string& c) {
     if (!change.matches(suite, c, m.name)) return;
     if (change.stall_ns > 0) {
       for (LatencySummary& run : m.runs) {
@@ -298,18 +302,19 @@ inline RunReport side(std::mt19937_64& rng, const Layout& l, int runs, const Dri
       run.max = static_cast<std::uint64_t>(static_cast<double>(run.max) * change.outlier_factor);
       refresh_max(m);
     }
-  };
-  auto factor = [&](const std::string& s, const std::string& c, const std::string& m) {
+  }
+  double factor(const std::string& s, const std::string& c, const std::string& m) const {
     return change.matches(s, c, m) ? change.latency_factor : 1.0;
-  };
-  auto shape = [&](Shape s, const std::string& su, const std::string& c, const std::string& m) {
+  }
+  Shape shape(Shape s, const std::string& su, const std::string& c, const std::string& m) const {
     if (change.matches(su, c, m)) s.tail_scale = change.tail_scale;
     return s;
-  };
-  auto rate = [&](double base, const std::string& s, const std::string& c, const std::string& m) {
+  }
+  double rate(double base, const std::string& s, const std::string& c, const std::string& m) const {
     return change.matches(s, c, m) && change.event_rate >= 0 ? change.event_rate : base;
-  };
-  {
+  }
+
+  SuiteResult cyclic() {
     SuiteResult s;
     s.name = "cyclic";
     s.runs = runs;
@@ -329,39 +334,53 @@ inline RunReport side(std::mt19937_64& rng, const Layout& l, int runs, const Dri
                                        runs, l.burst_share, l.burst));
       s.cases.push_back(std::move(c));
     }
-    r.suites.push_back(std::move(s));
+    return s;
   }
-  if (l.locks > 0) {
+
+  Case lock_case(const std::string& suite, const std::string& n,
+                 const std::vector<double>& shared) {
+    Case c;
+    c.name = n;
+    for (const auto& [metric, base_shape] :
+         {std::pair{"acquire_latency", acquire_shape()},
+          std::pair{"release_latency", release_shape()}, std::pair{"wakeup_latency", Shape{}}}) {
+      Metric m = latency_metric(rng, metric, shape(base_shape, suite, n, metric), l.lock_samples, d,
+                                shared, factor(suite, n, metric));
+      edit(m, suite, n);
+      c.metrics.push_back(std::move(m));
+    }
+    const double tf = change.matches(suite, n, "nonrt_throughput") ? change.throughput_factor : 1;
+    c.metrics.push_back(
+        throughput_metric(rng, "nonrt_throughput", 1e6 * tf, l.throughput_cv, d, shared));
+    Metric fair = Metric::count("nonrt_fairness_cv", 10, "%", Metric::Gating::kReported);
+    fair.samples.assign(static_cast<std::size_t>(runs), 10.0);
+    c.metrics.push_back(std::move(fair));
+    c.metrics.push_back(count_metric(rng, "skipped_periods", "periods",
+                                     rate(l.skipped_rate, suite, n, "skipped_periods"), runs,
+                                     l.burst_share, l.burst));
+    return c;
+  }
+
+  SuiteResult lock_latency() {
     SuiteResult s;
     s.name = "lock.latency";
     s.runs = runs;
     const std::vector<double> shared = run_drift(rng, d, runs);
     for (int lock = 0; lock < l.locks; ++lock) {
-      Case c;
-      c.name = "lock" + std::to_string(lock);
-      const std::string& n = c.name;
-      for (const auto& [metric, base_shape] :
-           {std::pair{"acquire_latency", acquire_shape()},
-            std::pair{"release_latency", release_shape()}, std::pair{"wakeup_latency", Shape{}}}) {
-        Metric m = latency_metric(rng, metric, shape(base_shape, s.name, n, metric), l.lock_samples,
-                                  d, shared, factor(s.name, n, metric));
-        edit(m, s.name, n);
-        c.metrics.push_back(std::move(m));
-      }
-      const double tf =
-          change.matches(s.name, n, "nonrt_throughput") ? change.throughput_factor : 1;
-      c.metrics.push_back(
-          throughput_metric(rng, "nonrt_throughput", 1e6 * tf, l.throughput_cv, d, shared));
-      Metric fair = Metric::count("nonrt_fairness_cv", 10, "%", Metric::Gating::kReported);
-      fair.samples.assign(static_cast<std::size_t>(runs), 10.0);
-      c.metrics.push_back(std::move(fair));
-      c.metrics.push_back(count_metric(rng, "skipped_periods", "periods",
-                                       rate(l.skipped_rate, s.name, n, "skipped_periods"), runs,
-                                       l.burst_share, l.burst));
-      s.cases.push_back(std::move(c));
+      s.cases.push_back(lock_case(s.name, "lock" + std::to_string(lock), shared));
     }
-    r.suites.push_back(std::move(s));
+    return s;
   }
+};
+
+// One side of a gate: `runs` runs of every suite of the layout.
+inline RunReport side(std::mt19937_64& rng, const Layout& l, int runs, const Drift& d,
+                      const Change& change = {}) {
+  RunReport r;
+  r.environment = environment();
+  SideBuilder b{rng, l, runs, d, change};
+  r.suites.push_back(b.cyclic());
+  if (l.locks > 0) r.suites.push_back(b.lock_latency());
   return r;
 }
 
