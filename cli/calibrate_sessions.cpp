@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "exporters/calibration_table.h"
+#include "cli/export_options.h"
 #include "gate/noise/session_noise.h"
 #include "results/result_json.h"
 
@@ -92,8 +92,8 @@ int calibrate_sessions(int sessions, const std::string& dir) {
   std::vector<const RunReport*> known;
   for (const RunReport& r : results) known.push_back(&r);
   const gate::NoiseModel model = gate::NoiseModel::from_sessions(known, gate::Policy{});
-  std::fputs(render_session_noise(model, sessions, dir).c_str(), stdout);
-  return kExitOk;
+  const CalibrationDocument doc{.sessions = &model, .session_count = sessions, .sessions_dir = dir};
+  return print_format("table", {.calibration = &doc}, kCalibrationDocument);
 }
 
 }  // namespace rtgate::cli

@@ -11,7 +11,7 @@
 #include "cli/calibrate_sessions.h"
 #include "cli/commands.h"
 #include "cli/run_common.h"
-#include "exporters/calibration_table.h"
+#include "cli/export_options.h"
 #include "framework/signals.h"
 #include "gate/calibration/calibration.h"
 #include "gate/noise/run_values.h"
@@ -84,7 +84,11 @@ int report_and_write(const CalibrateArgs& a, const RunOutcome& out) {
     print_error("no passed suite measured a gated metric; nothing to calibrate");
     return rc == kExitOk ? kExitFailed : rc;
   }
-  std::fputs(render_calibration(noise, defaults, o).c_str(), stdout);
+  const CalibrationDocument doc{.noise = &noise, .defaults = &defaults, .options = &o};
+  if (const int printed = print_format("table", {.calibration = &doc}, kCalibrationDocument);
+      printed != kExitOk) {
+    return printed;
+  }
   if (!a.policy_out.empty()) {
     const std::string yaml =
         gate::calibrated_policy_yaml(noise, defaults, o, header_of(report, a, o));

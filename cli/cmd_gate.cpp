@@ -2,7 +2,6 @@
 #include "cli/commands.h"
 #include "cli/export_options.h"
 #include "cli/gate_common.h"
-#include "exporters/gate_table.h"
 
 namespace rtgate::cli {
 
@@ -10,39 +9,24 @@ void add_compare(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
       "compare", "mmtests-style table of BASE vs CUR: per metric, % change and significance");
   struct Opts {
-    std::string base, cur, format = "table", policy;
+    std::string base, cur, policy;
+    ExportValues exports;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("BASE", o->base, "baseline result JSON")->required();
   cmd->add_option("CUR", o->cur, "current result JSON")->required();
-  cmd->add_option("--format", o->format, "table, markdown or json")
-      ->check(CLI::IsMember({"table", "markdown", "json"}))
-      ->capture_default_str();
   cmd->add_option("--policy", o->policy, "gate policy (YAML or JSON)");
+  add_export_options(cmd, o->exports, kVerdictsDocument);
   cmd->callback([o, &exit_code] {
+    exit_code = kExitUsage;
+    if (check_exports(o->exports, kVerdictsDocument) != kExitOk) return;
     const auto base = load_result(o->base, "BASE");
     const auto cur = base ? load_result(o->cur, "CUR") : std::nullopt;
-    if (!cur) {
-      exit_code = kExitUsage;
-      return;
-    }
-    gate::Policy policy;
-    try {
-      if (!o->policy.empty()) policy = gate::load_policy(o->policy);
-    } catch (const gate::PolicyError& e) {
-      print_error(std::string("--policy: ") + e.what());
-      exit_code = kExitUsage;
-      return;
-    }
-    policy.allow_env_mismatch = true;  // compare shows; only gate judges comparability
-    const gate::GateVerdict report = gate::compare(*base, *cur, policy);
-    if (o->format == "json") {
-      write_gate_json(report, stdout);
-    } else {
-      write_gate_table(
-          report, o->format == "markdown" ? TableFormat::kMarkdown : TableFormat::kTable, stdout);
-    }
-    exit_code = kExitOk;
+    std::optional<gate::Policy> policy = cur ? load_policy_option(o->policy) : std::nullopt;
+    if (!policy) return;
+    policy->allow_env_mismatch = true;  // compare shows; only gate judges comparability
+    const gate::GateVerdict report = gate::compare(*base, *cur, *policy);
+    exit_code = write_exports(o->exports, {.report = &*cur, .gate = &report}, kVerdictsDocument);
   });
 }
 
@@ -83,7 +67,7 @@ void add_gate(CLI::App& app, int& exit_code) {
       return;
     }
     gate::GateVerdict verdicts;
-    exit_code = gate_and_report(*base, *cur, o->in, &verdicts);
+    exit_code = judge_pair(*base, *cur, o->in, &verdicts);
     if (exit_code == kExitUsage) return;
     const int exported = write_exports(o->exports,
                                        {.report = &*cur,

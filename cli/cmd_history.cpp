@@ -1,13 +1,9 @@
-#include <cstdio>
 #include <filesystem>
-#include <iomanip>
-#include <iostream>
 #include <optional>
 
 #include "cli/commands.h"
 #include "cli/export_options.h"
 #include "cli/gate_common.h"
-#include "exporters/history_report.h"
 #include "gate/history/history_judge.h"
 #include "gate/history/history_reader.h"
 
@@ -36,7 +32,7 @@ void add_history(CLI::App& app, int& exit_code) {
       "the newest kernel starts a worse segment, 0 when it does not, 3 when too short to say");
   struct Opts {
     std::vector<std::string> paths;
-    std::string format = "table", policy, baseline;
+    std::string policy, baseline;
     ExportValues exports;
   };
   auto o = std::make_shared<Opts>();
@@ -45,9 +41,6 @@ void add_history(CLI::App& app, int& exit_code) {
                   "selection, in any order")
       ->required()
       ->expected(1, -1);
-  cmd->add_option("--format", o->format, "table or json")
-      ->check(CLI::IsMember({"table", "json"}))
-      ->capture_default_str();
   cmd->add_option("--policy", o->policy, "gate policy: alpha, family, noise floors, quantiles");
   cmd->add_option("--baseline", o->baseline,
                   "the result a gate takes as its baseline (one of the history's): say whether "
@@ -71,18 +64,8 @@ void add_history(CLI::App& app, int& exit_code) {
       }
     }
     const gate::HistoryReport report = gate::judge_history(in->history, policy, baseline);
-    if (o->format == "json") {
-      // The JSON (all series' values) only when asked for: the table needs none of it.
-      std::cout << std::setw(2) << history_json(in->history, report) << '\n'
-                << std::flush;  // streamed, not one string
-    } else {
-      std::fputs(render_history_table(in->history, report).c_str(), stdout);
-      if (in->not_results > 0) {
-        std::printf("(%d files under the directories were not results and were skipped)\n",
-                    in->not_results);
-      }
-    }
-    const HistoryDocument doc{.history = in->history, .report = report};
+    const HistoryDocument doc{
+        .history = in->history, .report = report, .not_results = in->not_results};
     if (write_exports(o->exports, {.history = &doc}, kHistoryDocument) != kExitOk) {
       exit_code = kExitFailed;
       return;

@@ -1,9 +1,7 @@
 #include "base/io/output_file.h"
 #include "cli/commands.h"
+#include "cli/export_options.h"
 #include "cli/gate_common.h"
-#include "exporters/history_report.h"
-#include "exporters/html/html_report.h"
-#include "exporters/html/trend_section.h"
 #include "gate/history/history_judge.h"
 #include "gate/history/history_reader.h"
 #include "gate/noise/session_noise.h"
@@ -11,24 +9,29 @@
 namespace rtgate::cli {
 namespace {
 
-// --history DIR's trend section: the history of RESULT's host and selection, RESULT its first
-// session, judged at the gate's policy (--policy) or the default one, with the --baseline's
-// session as the gate's baseline when the history holds it. nullopt after printing the error
-// (exit 2).
-std::optional<std::string> trend_html(const RunReport& current, const RunReport* baseline,
-                                      const GateInputs& in) {
+struct JudgedHistory {
+  gate::HistoryInputs input;
+  gate::HistoryReport report;
+};
+
+// --history DIR for the trend section: the history of RESULT's host and selection, RESULT its
+// first session, judged at the gate's policy (--policy) or the default one, with the
+// --baseline's session as the gate's baseline when the history holds it. nullopt after printing
+// the error (exit 2).
+std::optional<JudgedHistory> judged_history(const RunReport& current, const RunReport* baseline,
+                                            const GateInputs& in) {
   const std::optional<gate::Policy> policy = load_policy_option(in.policy_path);
   if (!policy) return std::nullopt;
   std::string error;
-  const auto h = gate::load_history({in.history_dir}, *policy, "--history", &error, &current);
+  auto h = gate::load_history({in.history_dir}, *policy, "--history", &error, &current);
   if (!h) return print_error(error), std::nullopt;
   int baseline_session = -1;
   const std::vector<gate::HistorySession>& sessions = h->history.sessions;
   for (std::size_t i = 0; baseline != nullptr && i < sessions.size(); ++i) {
     if (sessions[i].id == gate::session_id(*baseline)) baseline_session = static_cast<int>(i);
   }
-  const gate::HistoryReport report = gate::judge_history(h->history, *policy, baseline_session);
-  return html::trend_section(history_json(h->history, report));
+  gate::HistoryReport report = gate::judge_history(h->history, *policy, baseline_session);
+  return JudgedHistory{std::move(*h), std::move(report)};
 }
 
 }  // namespace
@@ -64,21 +67,18 @@ void add_report(CLI::App& app, int& exit_code) {
     }
     const auto j = load_judged(o->result, o->baseline, o->in);
     if (!j) return;
-    std::string trend;
+    std::optional<JudgedHistory> h;
     if (!o->in.history_dir.empty()) {
-      const std::optional<std::string> t =
-          trend_html(j->current, j->baseline ? &*j->baseline : nullptr, o->in);
-      if (!t) return;
-      trend = *t;
+      h = judged_history(j->current, j->baseline ? &*j->baseline : nullptr, o->in);
+      if (!h) return;
     }
-    const std::string page = html::render_report(j->current, j->baseline ? &*j->baseline : nullptr,
-                                                 j->verdicts ? &*j->verdicts : nullptr, trend);
-    if (const std::string why = write_output(o->out, page); !why.empty()) {
-      print_error("-o: " + why);
-      exit_code = kExitFailed;
-      return;
-    }
-    exit_code = kExitOk;
+    std::optional<HistoryDocument> doc;
+    if (h) doc.emplace(HistoryDocument{.history = h->input.history, .report = h->report});
+    exit_code = write_exports({{"--report", o->out}},
+                              {.report = &j->current,
+                               .gate = j->verdicts ? &*j->verdicts : nullptr,
+                               .baseline = j->baseline ? &*j->baseline : nullptr,
+                               .history = doc ? &*doc : nullptr});
   });
 }
 

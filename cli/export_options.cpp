@@ -8,13 +8,36 @@ namespace rtgate::cli {
 
 namespace {
 
-// The registered exporters that write `document`, in write order.
-std::vector<const ExporterSpec*> writing(Document document) {
+// The registered exporters that write `document`, in write order: with options of their own, or
+// (`formats`) chosen by --format.
+std::vector<const ExporterSpec*> writing(Document document, bool formats = false) {
   std::vector<const ExporterSpec*> out;
   for (const ExporterSpec& spec : ExporterRegistry::instance().all()) {
-    if ((spec.documents & document) != 0) out.push_back(&spec);
+    if ((spec.documents & document) != 0 && spec.format.empty() != formats) out.push_back(&spec);
   }
   return out;
+}
+
+// --format NAME, the first registered format the default, when any format writes `document`.
+void add_format_option(CLI::App* cmd, ExportValues& values, Document document) {
+  std::vector<std::string> names;
+  for (const ExporterSpec* f : writing(document, true)) names.push_back(f->format);
+  if (names.empty()) return;
+  std::string help = "what to print:";
+  for (const std::string& n : names) help += " " + n;
+  std::string& value = values[kFormatFlag];
+  value = names.front();
+  cmd->add_option(kFormatFlag, value, help)->check(CLI::IsMember(names))->capture_default_str();
+}
+
+// The exporter chosen by `values`, or nullptr.
+std::unique_ptr<Exporter> make_exporter(const ExporterSpec& spec, const ExportValues& values) {
+  if (spec.make == nullptr) return nullptr;
+  if (!spec.format.empty()) {
+    const auto it = values.find(kFormatFlag);
+    if (it == values.end() || it->second != spec.format) return nullptr;
+  }
+  return spec.make(values);
 }
 
 }  // namespace
@@ -33,6 +56,7 @@ void add_export_options(CLI::App* cmd, ExportValues& values, Document document) 
       }
     }
   }
+  add_format_option(cmd, values, document);
 }
 
 int check_exports(const ExportValues& values, Document document) {
@@ -50,17 +74,20 @@ int check_exports(const ExportValues& values, Document document) {
 bool any_export(const ExportValues& values, Document document) {
   const ExportValues v = with_defaults(values);
   for (const ExporterSpec* spec : writing(document)) {
-    if (spec->make != nullptr && spec->make(v) != nullptr) return true;
+    if (make_exporter(*spec, v) != nullptr) return true;
   }
   return false;
 }
 
-int write_exports(const ExportValues& values, const ExportInput& in, Document document) {
+int write_exports(const ExportValues& values, const ExportInput& input, Document document) {
   const ExportValues v = with_defaults(values);
+  ExportInput in = input;
+  in.document = document;
+  std::vector<const ExporterSpec*> specs = writing(document, true);
+  for (const ExporterSpec* s : writing(document)) specs.push_back(s);
   int rc = kExitOk;
-  for (const ExporterSpec* spec : writing(document)) {
-    if (spec->make == nullptr) continue;
-    const std::unique_ptr<Exporter> exporter = spec->make(v);
+  for (const ExporterSpec* spec : specs) {
+    const std::unique_ptr<Exporter> exporter = make_exporter(*spec, v);
     if (!exporter) continue;
     const ExportStatus s = exporter->write(in);
     switch (s.level) {
@@ -80,6 +107,10 @@ int write_exports(const ExportValues& values, const ExportInput& in, Document do
     }
   }
   return rc;
+}
+
+int print_format(const std::string& format, const ExportInput& in, Document document) {
+  return write_exports({{kFormatFlag, format}}, in, document);
 }
 
 std::vector<std::pair<std::string, std::string>> given_exports(const ExportValues& values) {

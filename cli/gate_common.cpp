@@ -4,7 +4,7 @@
 
 #include "base/io/output_file.h"
 #include "cli/commands.h"
-#include "exporters/gate_table.h"
+#include "cli/export_options.h"
 #include "results/result_json.h"
 
 namespace rtgate::cli {
@@ -48,19 +48,24 @@ std::optional<gate::Policy> load_gate_policy(const RunReport& base, const RunRep
 }
 
 int report_gate(const gate::GateVerdict& report, const GateInputs& in) {
-  write_gate_table(report, TableFormat::kTable, stdout);
-  return gate::exit_code(report, in.fail_on_inconclusive);
+  const int printed = print_format("table", {.gate = &report}, kVerdictsDocument);
+  return printed != kExitOk ? printed : gate::exit_code(report, in.fail_on_inconclusive);
 }
 
-int gate_and_report(const RunReport& base, const RunReport& cur, const GateInputs& in,
-                    gate::GateVerdict* out) {
+int judge_pair(const RunReport& base, const RunReport& cur, const GateInputs& in,
+               gate::GateVerdict* out) {
   const std::optional<gate::Policy> policy = load_gate_policy(base, cur, in);
   if (!policy) return kExitUsage;
   const auto sessions = load_sessions(base, in);
   if (!sessions) return kExitUsage;
-  const gate::GateVerdict report = sessions->compare(cur, *policy);
-  if (out != nullptr) *out = report;
-  return report_gate(report, in);
+  *out = sessions->compare(cur, *policy);
+  return gate::exit_code(*out, in.fail_on_inconclusive);
+}
+
+int gate_and_report(const RunReport& base, const RunReport& cur, const GateInputs& in,
+                    gate::GateVerdict* out) {
+  const int rc = judge_pair(base, cur, in, out);
+  return rc == kExitUsage ? rc : report_gate(*out, in);
 }
 
 std::optional<JudgedResult> load_judged(const std::string& result_path,

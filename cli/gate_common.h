@@ -38,7 +38,7 @@ std::optional<gate::Policy> load_policy_option(const std::string& path);
 std::optional<gate::Policy> load_gate_policy(const RunReport& base, const RunReport& cur,
                                              const GateInputs& in);
 
-// Prints the table to stdout. Returns the gate's exit code (0, 1, 3).
+// Prints the verdicts as the table format does. Returns the gate's exit code (0, 1, 3).
 int report_gate(const gate::GateVerdict& report, const GateInputs& in);
 
 // A stored result and, when a baseline is named, the baseline and the gate's verdicts on the
@@ -61,9 +61,13 @@ void add_verdict_options(CLI::App* cmd, GateInputs& in);
 // --history DIR, as every command that gates takes it.
 void add_history_option(CLI::App* cmd, GateInputs& in);
 
-// load_gate_policy, the sessions (load_sessions), compare, report_gate. `out`, when given, receives
-// the comparison (for exporters that carry verdicts).
+// load_gate_policy, the sessions (load_sessions) and the comparison into `out`, printing nothing.
+// Returns the gate's exit code (0, 1, 3), or kExitUsage after printing why the input was refused.
+int judge_pair(const RunReport& base, const RunReport& cur, const GateInputs& in,
+               gate::GateVerdict* out);
+
+// judge_pair, then report_gate.
 int gate_and_report(const RunReport& base, const RunReport& cur, const GateInputs& in,
-                    gate::GateVerdict* out = nullptr);
+                    gate::GateVerdict* out);
 
 }  // namespace rtgate::cli

@@ -15,7 +15,8 @@ ExporterRegistry& ExporterRegistry::instance() {
 
 void ExporterRegistry::add(ExporterSpec spec) {
   for (const ExporterSpec& s : specs_) {
-    bool clash = s.name == spec.name;
+    bool clash = s.name == spec.name ||
+                 (!spec.format.empty() && s.format == spec.format && (s.documents & spec.documents));
     for (const ExportOption& a : s.options) {
       for (const ExportOption& b : spec.options) clash = clash || a.flag == b.flag;
     }

@@ -41,6 +41,10 @@ struct ExporterSpec {
   // The documents it writes (Document bits): its options are offered by the commands that
   // export one of them.
   unsigned documents = kResultDocument;
+  // A format for standard output ("table", "json"), chosen by the commands' `--format NAME`
+  // rather than by options of its own; "" for an exporter with options. make() is given the
+  // values and must return an exporter: --format chose it.
+  std::string format;
 };
 
 class ExporterRegistry {
@@ -60,6 +64,9 @@ struct ExporterRegistrar {
     ExporterRegistry::instance().add(std::move(spec));
   }
 };
+
+// The flag that chooses among the formats (ExporterSpec::format).
+inline constexpr const char* kFormatFlag = "--format";
 
 // The values with each option's default filled in where it was not given.
 ExportValues with_defaults(ExportValues values);

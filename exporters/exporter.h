@@ -4,14 +4,20 @@
 // which documents they write; a command offers the options of those that write its document.
 #pragma once
 
+#include <cstdio>
 #include <string>
+#include <vector>
 
 #include "gate/model/verdict.h"
 #include "results/report.h"
 
 namespace rtgate::gate {
-struct History;        // gate/history/history.h
-struct HistoryReport;  // gate/history/history_judge.h
+struct History;             // gate/history/history.h
+struct HistoryReport;       // gate/history/history_judge.h
+struct MetricNoise;         // gate/calibration/calibration.h
+struct CalibrationOptions;  // gate/calibration/calibration.h
+struct Policy;              // gate/model/policy.h
+class NoiseModel;           // gate/noise/session_noise.h
 }  // namespace rtgate::gate
 
 namespace rtgate {
@@ -21,12 +27,26 @@ enum Document : unsigned {
   kResultDocument = 1,    // a run's result (run, serve, export, calibrate)
   kVerdictsDocument = 2,  // the gate's verdicts on a result (gate)
   kHistoryDocument = 4,   // a board's history and its judgement (history)
+  kCalibrationDocument = 8,  // a host's measured noise (calibrate)
 };
 
 // A board's history as `rtgate history` judged it.
 struct HistoryDocument {
   const gate::History& history;
   const gate::HistoryReport& report;
+  // Files under the directories read that were not results (skipped, and said so).
+  int not_results = 0;
+};
+
+// What `rtgate calibrate` measured: the noise of runs in one session, or (--sessions) the noise
+// between sessions learned from the results kept in `sessions_dir`.
+struct CalibrationDocument {
+  const std::vector<gate::MetricNoise>* noise = nullptr;
+  const gate::Policy* defaults = nullptr;
+  const gate::CalibrationOptions* options = nullptr;
+  const gate::NoiseModel* sessions = nullptr;
+  int session_count = 0;
+  std::string sessions_dir;
 };
 
 // What an exporter is given: the document, and what goes with it. A result (and with it, when a
@@ -36,6 +56,11 @@ struct ExportInput {
   const gate::GateVerdict* gate = nullptr;
   const RunReport* baseline = nullptr;
   const HistoryDocument* history = nullptr;
+  const CalibrationDocument* calibration = nullptr;
+  // The document being written (set by the writer of exports), and where a format chosen by
+  // --format writes.
+  Document document = kResultDocument;
+  std::FILE* out = stdout;
   // The gate's --fail-on-inconclusive: an inconclusive verdict is a failure, not a skip.
   bool fail_on_inconclusive = false;
 };

@@ -115,6 +115,13 @@ TEST(GateCli, ALatencyShiftIsARegression) {
   const auto r = run_rtgate({"gate", base, cur});
   EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_NE(r.out.find("acquire_latency: regressed"), std::string::npos) << r.out;
+  // The gate's own formats judge alike: the exit code is the verdict's, whatever is printed.
+  const auto js = run_rtgate({"gate", base, cur, "--format", "json"});
+  EXPECT_EQ(js.exit_code, 1) << js.out;
+  EXPECT_EQ(nlohmann::json::parse(js.out)["verdict"], "regressed") << js.out;
+  const auto md = run_rtgate({"gate", base, cur, "--format", "markdown"});
+  EXPECT_EQ(md.exit_code, 1) << md.out;
+  EXPECT_EQ(md.out.rfind("| suite | case |", 0), 0u) << md.out;
 }
 
 TEST(GateCli, DifferentMachinesAreInconclusiveUnlessAllowed) {
