@@ -6,11 +6,9 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
-#include <set>
 #include <vector>
 
+#include "base/text/strings.h"
 #include "cli/commands.h"
 #include "cli/export_options.h"
 #include "gate/noise/session_noise.h"
@@ -21,34 +19,30 @@ extern char** environ;
 namespace rtgate::cli {
 namespace {
 
-// This process's arguments after "calibrate", without what only calibrate takes and without the
-// result path: what each session's `rtgate run` gets.
-std::vector<std::string> run_arguments() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  const std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<std::string> args;
-  for (std::size_t at = 0; at < all.size();) {
-    const std::size_t end = all.find('\0', at);
-    args.push_back(all.substr(at, end - at));
-    at = end == std::string::npos ? all.size() : end + 1;
+// What each session's `rtgate run` is given: calibrate's run options as the user gave them,
+// without -o (each session writes its own result).
+std::vector<std::string> run_arguments(const RunArgs& a) {
+  std::vector<std::string> out = a.selectors;
+  const auto add = [&out](const char* flag, std::string value) {
+    out.emplace_back(flag);
+    out.push_back(std::move(value));
+  };
+  for (const std::string& e : a.excludes) add("--exclude", e);
+  for (const std::string& p : a.params) add("--param", p);
+  add("--duration", text::printf_string("%.17g", a.duration_s));
+  add("--runs", std::to_string(a.runs));
+  add("--watchdog", text::printf_string("%.17g", a.watchdog_s));
+  if (!a.cpus.empty()) add("--cpus", a.cpus);
+  if (!a.load.empty()) add("--load", a.load);
+  if (a.require_rt) out.emplace_back("--require-rt");
+  if (!a.trace.empty()) {
+    out.push_back("--trace=" + a.trace);
+    add("--trace-threshold-us", text::printf_string("%.17g", a.trace_threshold_us));
+    add("--break-us", text::printf_string("%.17g", a.break_us));
+    add("--trace-buffer-kb", std::to_string(a.trace_buffer_kb));
+    if (!a.trace_dir.empty()) add("--trace-dir", a.trace_dir);
   }
-  static const std::set<std::string> valued = {
-      "--sessions", "--sessions-dir", "--policy-out", "--plan-runs", "-o", "--output"};
-  std::vector<std::string> out;
-  bool after = false;
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (!after) {
-      after = a == "calibrate";
-      continue;
-    }
-    const std::string name = a.substr(0, a.find('='));
-    if (valued.count(name) != 0) {
-      if (name == a) ++i;  // "--sessions 10": skip the value too
-      continue;
-    }
-    out.push_back(a);
-  }
+  for (std::string& arg : export_arguments(a.exports)) out.push_back(std::move(arg));
   return out;
 }
 
@@ -70,11 +64,11 @@ int spawn_run(const std::vector<std::string>& args, const std::string& output) {
 
 }  // namespace
 
-int calibrate_sessions(int sessions, const std::string& dir) {
+int calibrate_sessions(const RunArgs& run, int sessions, const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return print_error("--sessions-dir: " + dir + ": " + ec.message()), kExitUsage;
-  const std::vector<std::string> args = run_arguments();
+  const std::vector<std::string> args = run_arguments(run);
   std::vector<RunReport> results;
   for (int k = 1; k <= sessions; ++k) {
     const std::string path = dir + "/session-" + std::to_string(k) + ".json";

@@ -5,10 +5,12 @@
 
 #include <string>
 
+#include "cli/run_common.h"
+
 namespace rtgate::cli {
 
-// Runs `rtgate run` with this invocation's run arguments `sessions` times, one process each,
-// writing DIR/session-K.json, then prints the session noise. Returns the exit code.
-int calibrate_sessions(int sessions, const std::string& dir);
+// Runs `rtgate run` with the run options `run` (its -o aside) `sessions` times, one process
+// each, writing DIR/session-K.json, then prints the session noise. Returns the exit code.
+int calibrate_sessions(const RunArgs& run, int sessions, const std::string& dir);
 
 }  // namespace rtgate::cli

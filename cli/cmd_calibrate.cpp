@@ -113,7 +113,7 @@ int calibrate_command(const CalibrateArgs& a) {
     }
     Prepared p;
     if (int rc = prepare(a.run, &p); rc != kExitOk) return rc;  // bad input fails before any run
-    return calibrate_sessions(a.sessions, a.sessions_dir);
+    return calibrate_sessions(a.run, a.sessions, a.sessions_dir);
   }
   if (a.run.runs < 2) return print_error("calibrate needs at least 2 runs"), kExitUsage;
   Prepared p;

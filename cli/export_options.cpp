@@ -124,4 +124,17 @@ std::vector<std::pair<std::string, std::string>> given_exports(const ExportValue
   return out;
 }
 
+std::vector<std::string> export_arguments(const ExportValues& values) {
+  std::vector<std::string> out;
+  for (const ExporterSpec& spec : ExporterRegistry::instance().all()) {
+    for (const ExportOption& o : spec.options) {
+      const auto it = values.find(o.flag);
+      if (it == values.end() || it->second.empty()) continue;
+      out.push_back(o.flag);
+      if (!o.value_name.empty()) out.push_back(it->second);
+    }
+  }
+  return out;
+}
+
 }  // namespace rtgate::cli

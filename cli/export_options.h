@@ -36,4 +36,8 @@ int print_format(const std::string& format, const ExportInput& in, Document docu
 // The values the user gave, as "FLAG VALUE" pairs (for --dry-run's plan).
 std::vector<std::pair<std::string, std::string>> given_exports(const ExportValues& values);
 
+// The values the user gave, as the arguments that give them again: "--junit", "F",
+// "--push-required".
+std::vector<std::string> export_arguments(const ExportValues& values);
+
 }  // namespace rtgate::cli

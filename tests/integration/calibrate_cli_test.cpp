@@ -60,8 +60,8 @@ TEST(CalibrateCli, SessionsAreSeparateProcessesAndAHistoryForTheGate) {
   if (const std::string why = rt::probe_sched_fifo(); !why.empty()) GTEST_SKIP() << why;
   TempDir dir;
   const std::string sessions = dir.file("sessions");
-  const auto c = run_rtgate({"calibrate", "cyclic", "--runs", "2", "--duration", "0.3",
-                             "--sessions", "6", "--sessions-dir", sessions});
+  const auto c = run_rtgate({"calibrate", "cyclic", "--runs", "2", "--duration", "0.3", "-p",
+                             "interval_us=500", "--sessions", "6", "--sessions-dir", sessions});
   ASSERT_EQ(c.exit_code, 0) << c.out << c.err;
   for (const char* text : {"session SD", "wakeup_latency", "--history "}) {
     EXPECT_NE(c.out.find(text), std::string::npos) << text << " missing from:\n" << c.out;
@@ -71,6 +71,10 @@ TEST(CalibrateCli, SessionsAreSeparateProcessesAndAHistoryForTheGate) {
     const RunReport r = read_report_file(sessions + "/session-" + std::to_string(k) + ".json");
     EXPECT_FALSE(r.environment.boot_id.empty());
     pids.insert(r.environment.pid);
+    // Each session ran as calibrate was asked to.
+    ASSERT_EQ(r.suites.size(), 1u);
+    EXPECT_EQ(r.suites[0].runs, 2);
+    EXPECT_EQ(std::get<std::int64_t>(r.suites[0].params.at("interval_us")), 500);
   }
   EXPECT_EQ(pids.size(), 6u) << "every session is its own process";
 
