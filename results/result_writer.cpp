@@ -4,6 +4,7 @@
 
 #include "base/io/output_file.h"
 #include "results/gzip_codec.h"
+#include "results/board_class.h"
 #include "results/json_stream.h"
 #include "results/result_json.h"
 #include "results/trace_json.h"
@@ -35,6 +36,9 @@ ojson environment_json(const Environment& e) {
   j["governors"] = e.governors;
   j["smt"] = e.smt;
   j["hypervisor"] = e.hypervisor;
+  // Derived from the facts above (board_class.h), written for readers of the JSON; read back,
+  // it is derived again.
+  j["board_class"] = to_string(board_class(e));
   j["memory_total_kb"] = e.memory_total_kb;
   j["boot_id"] = e.boot_id;
   j["pid"] = e.pid;

@@ -99,6 +99,22 @@ CalibratedPrior prior_of(const std::string& origin, const YAML::Node& n, const s
   return p;
 }
 
+// 0 (the rule off) or a factor above 1: a factor of 1 or less would call noise gross.
+double gross_factor_of(const std::string& origin, const YAML::Node& v, const std::string& name) {
+  const double f = number(origin, v, name, 0, 1e6, "0 (off) or a factor above 1");
+  if (f > 0 && f <= 1) fail(origin, v, name + " must be 0 (off) or a factor above 1");
+  return f;
+}
+
+void read_budgets(const std::string& origin, const YAML::Node& v, Policy& p) {
+  if (!v.IsMap()) fail(origin, v, "budgets_ns must map suite/metric keys to ns");
+  for (const auto& b : v) {
+    const std::string key = key_of(origin, b.first);
+    check_key(origin, b.first, key);
+    p.budgets_ns[key] = budget_of(origin, b.second, "budgets_ns." + key);
+  }
+}
+
 Overrides overrides_of(const std::string& origin, const std::string& key, const YAML::Node& n) {
   if (!n.IsMap()) fail(origin, n, "metrics." + key + " must be a map of settings");
   Overrides o;
@@ -128,12 +144,14 @@ Overrides overrides_of(const std::string& origin, const std::string& key, const 
       o.budget_ns = budget_of(origin, v, name);
     } else if (k == "gate") {
       o.gate = boolean(origin, v, name);
+    } else if (k == "gross_max_factor") {
+      o.gross_max_factor = gross_factor_of(origin, v, name);
     } else {
       fail(origin, kv.first,
            "unknown setting '" + k +
                "' (known: alpha, noise_floor_pct, latency_noise_floor_pct, "
                "max_noise_floor_pct, count_floor_per_run, judge_max, prior, "
-               "max_baseline_cv_pct, quantiles, budget_ns, gate)");
+               "max_baseline_cv_pct, quantiles, budget_ns, gate, gross_max_factor)");
     }
   }
   return o;
@@ -176,18 +194,17 @@ Policy policy_of(const YAML::Node& root, const std::string& origin) {
       p.allow_contaminated = boolean(origin, v, k);
     } else if (k == "max_steal_pct") {
       p.max_steal_pct = number(origin, v, k, 0, 100, "a percentage in [0, 100]");
+    } else if (k == "gross_max_factor") {
+      p.gross_max_factor = gross_factor_of(origin, v, k);
+    } else if (k == "gross_min_runs") {
+      p.gross_min_runs = static_cast<int>(number(origin, v, k, 1, 1e6, "between 1 and 1000000"));
     } else if (k == "seed" || k == "bootstrap_resamples") {
       // Named apart from unknown keys: older policy files carry them, and their authors should
       // learn that removing them changes nothing.
       fail(origin, kv.first,
            "setting '" + k + "' is not read: no verdict of the gate is randomised; remove it");
     } else if (k == "budgets_ns") {
-      if (!v.IsMap()) fail(origin, v, "budgets_ns must map suite/metric keys to ns");
-      for (const auto& b : v) {
-        const std::string key = key_of(origin, b.first);
-        check_key(origin, b.first, key);
-        p.budgets_ns[key] = budget_of(origin, b.second, "budgets_ns." + key);
-      }
+      read_budgets(origin, v, p);
     } else if (k == "metrics") {
       if (!v.IsMap()) fail(origin, v, "metrics must map suite/metric keys to settings");
       for (const auto& m : v) {
@@ -201,7 +218,8 @@ Policy policy_of(const YAML::Node& root, const std::string& origin) {
                "' (known: alpha, alpha_scope, family_size, noise_floor_pct, "
                "latency_noise_floor_pct, max_noise_floor_pct, count_floor_per_run, judge_max, "
                "max_baseline_cv_pct, quantiles, latency_min_runs, allow_env_mismatch, "
-               "allow_contaminated, max_steal_pct, budgets_ns, metrics)");
+               "allow_contaminated, max_steal_pct, gross_max_factor, gross_min_runs, "
+               "budgets_ns, metrics)");
     }
   }
   // A metric's own alpha is a level for that metric alone: under the gate's scope every metric
@@ -231,6 +249,7 @@ void apply(MetricPolicy& mp, const Overrides& o) {
   if (o.quantiles) mp.quantiles = *o.quantiles;
   if (o.budget_ns) mp.budget_ns = *o.budget_ns;
   if (o.gate) mp.gated = *o.gate;
+  if (o.gross_max_factor) mp.gross_max_factor = *o.gross_max_factor;
 }
 
 std::string join(const std::set<std::string>& names) {
@@ -254,6 +273,8 @@ MetricPolicy resolve(const Policy& policy, const std::string& suite, const std::
   mp.quantiles = policy.quantiles;
   mp.latency_min_runs = policy.latency_min_runs;
   mp.gated = gated_by_default;
+  mp.gross_max_factor = policy.gross_max_factor.value_or(3);
+  mp.gross_min_runs = policy.gross_min_runs;
   // Least specific first, so the most specific key is applied last and wins.
   for (const std::string& key :
        {suite, suite + "/" + metric, suite + "/" + case_name + "/" + metric}) {

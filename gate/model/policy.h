@@ -17,6 +17,10 @@
 //   allow_env_mismatch: false
 //   allow_contaminated: false      # true: judge runs that foreign RT threads disturbed
 //   max_steal_pct: 1               # steal (of a run's CPU time) under which it is not weighed
+//   gross_max_factor: 3            # every current run's max beyond every baseline run's max
+//                                  # by this factor is regressed from one session a side; 0: off
+//                                  # (default by board class: x3, x8 on a VM or emulated board)
+//   gross_min_runs: 3              # current runs the gross rule needs
 //   budgets_ns:                    # hard limits on a latency metric's exact max
 //     cyclic/wakeup_latency: 100000
 //     lock.latency/pi_mutex/acquire_latency: 50000
@@ -69,6 +73,7 @@ struct Overrides {
   std::optional<std::vector<double>> quantiles;
   std::optional<double> budget_ns;  // same as a budgets_ns entry under the same key
   std::optional<bool> gate;         // true: gate a count metric; false: report only
+  std::optional<double> gross_max_factor;
 };
 
 enum class AlphaScope { kGate, kMetric };
@@ -117,6 +122,13 @@ struct Policy {
   // Host steal under this share of each run's CPU time (percent), on both sides, is not weighed;
   // over it, runs are compared only with runs that lost as much (steal_matching.h).
   double max_steal_pct = 1;
+  // The gross worst-case rule (gate/pair/worst_case.h): a latency metric whose every current run
+  // has a max beyond gross_max_factor times every baseline run's max, or an event rate with
+  // events in every current run where no baseline run had any, is regressed from one session a
+  // side, when current has at least gross_min_runs runs. x3 is LKP's factor for latency; 0 turns
+  // the rule off; unset, the gate takes the board class's (worst_case.h).
+  std::optional<double> gross_max_factor;
+  int gross_min_runs = 3;
 };
 
 // The settings in force for one metric.
@@ -135,6 +147,8 @@ struct MetricPolicy {
   // Latency, throughput, duration and event counts (Metric::gated_by_default) by default;
   // other counts (a fairness %) only when the policy names them.
   bool gated = true;
+  double gross_max_factor = 3;
+  int gross_min_runs = 3;
 };
 
 // `gated_by_default`: the metric's own declaration (Metric::gated_by_default).

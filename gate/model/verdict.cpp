@@ -40,6 +40,8 @@ const char* to_string(EvidenceTest test) {
       return "not_comparable";
     case EvidenceTest::kBaselineCv:
       return "baseline_cv";
+    case EvidenceTest::kGross:
+      return "gross";
   }
   return "?";
 }

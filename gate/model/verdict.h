@@ -44,9 +44,11 @@ enum class EvidenceTest {
   kNotComparable,  // a statistic a side does not have (an imported summary-only metric's
                    // quantiles): it keeps the metric from "unchanged", and is never a regression
   kBaselineCv,     // the baseline's spread is over the policy's max_baseline_cv_pct
+  kGross,          // a gross worst-case regression, decided from one session a side: every run
+                   // of current worse than every run of the baseline by the policy's factor
 };
 // "run_quantile", "run_max", "run_value", "event_rate", "budget", "zero_runs", "worst_max",
-// "not_comparable", "baseline_cv": the names the outputs carry.
+// "not_comparable", "baseline_cv", "gross": the names the outputs carry.
 const char* to_string(EvidenceTest test);
 
 // One statistic's comparison (or a check) behind a metric verdict.

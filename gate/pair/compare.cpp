@@ -11,6 +11,7 @@
 #include "gate/noise/steal_matching.h"
 #include "gate/pair/metric_judge.h"
 #include "gate/pair/pending_metrics.h"
+#include "gate/pair/worst_case.h"
 
 namespace rtgate::gate {
 namespace {
@@ -244,6 +245,7 @@ void decide_all(GateVerdict& g, const Policy& policy) {
   const std::vector<bool> worse = holm(gated, true, g.family, g.look_alpha, per_metric, true);
   const std::vector<bool> better = holm(gated, false, g.family, g.look_alpha, per_metric, false);
   for (std::size_t i = 0; i < gated.size(); ++i) decide_metric(*gated[i], worse[i], better[i]);
+  for (SuiteVerdict& s : g.suites) hold_for_case_counts(s);
   for (MetricVerdict* m : rows) {
     if (m->gated) continue;
     decide_metric(*m, false, false);
@@ -347,7 +349,12 @@ GateVerdict compare(const RunReport& base, const RunReport& cur, const Policy& p
 }
 
 GateVerdict compare(const std::vector<const RunReport*>& given_base, const RunReport& given_cur,
-                    const Policy& policy, const NoiseModel& noise) {
+                    const Policy& given_policy, const NoiseModel& noise) {
+  Policy policy = given_policy;
+  if (!policy.gross_max_factor) {
+    policy.gross_max_factor = default_gross_factor(noisier(
+        board_class(given_base.front()->environment), board_class(given_cur.environment)));
+  }
   const StealMatched steal = policy.allow_contaminated
                                  ? StealMatched{}
                                  : match_steal(given_base, given_cur, policy.max_steal_pct);

@@ -9,6 +9,7 @@
 #include "gate/noise/change_estimate.h"
 #include "gate/noise/count_estimate.h"
 #include "gate/noise/run_values.h"
+#include "gate/pair/worst_case.h"
 
 namespace rtgate::gate {
 namespace {
@@ -154,6 +155,9 @@ void add_facts(const std::vector<const Metric*>& base, const Metric& cur, const 
                                " of the " + fmt::ns(predicted) + " the baseline's runs predict"),
          .indicates = within ? Verdict::kUnchanged : Verdict::kInconclusive});
   }
+  if (std::optional<Evidence> gross = gross_worst_case(base, cur, mp)) {
+    out.evidence.push_back(std::move(*gross));
+  }
   int base_zero = 0;
   for (const Metric* m : base) base_zero += m != nullptr ? zero_runs(*m) : 0;
   if (const int zero = zero_runs(cur); zero > 0) {
@@ -173,7 +177,8 @@ void add_facts(const std::vector<const Metric*>& base, const Metric& cur, const 
 
 bool decided_by_fact(const MetricVerdict& out) {
   return std::any_of(out.evidence.begin(), out.evidence.end(), [](const Evidence& e) {
-    return (e.test == EvidenceTest::kBudget || e.test == EvidenceTest::kZeroRuns) &&
+    return (e.test == EvidenceTest::kBudget || e.test == EvidenceTest::kZeroRuns ||
+            e.test == EvidenceTest::kGross) &&
            e.indicates == Verdict::kRegressed;
   });
 }
@@ -255,6 +260,7 @@ struct Sorted {
   std::vector<Evidence*> stats;  // the statistics' comparisons
   Evidence* budget = nullptr;
   Evidence* zero = nullptr;
+  Evidence* gross = nullptr;
   Evidence* max_grew = nullptr;  // the worst case grew beyond the max floor
   std::vector<const Evidence*> unknown;
   bool cv_blocked = false;
@@ -273,6 +279,9 @@ Sorted sort_evidence(std::vector<Evidence>& evidence) {
       case EvidenceTest::kZeroRuns:
         s.zero = &e;
         break;
+      case EvidenceTest::kGross:
+        s.gross = &e;
+        break;
       case EvidenceTest::kWorstMax:
         if (e.indicates != Verdict::kUnchanged) s.max_grew = &e;
         break;
@@ -286,7 +295,8 @@ Sorted sort_evidence(std::vector<Evidence>& evidence) {
   return s;
 }
 
-// A fact decides before any test: over the budget, or a run that made no progress.
+// A fact decides before any test: over the budget, a gross worst-case regression, or a run that
+// made no progress.
 bool decide_by_fact(MetricVerdict& v, const Sorted& s) {
   if (s.budget != nullptr && s.budget->indicates == Verdict::kRegressed) {
     v.verdict = Verdict::kRegressed;
@@ -296,6 +306,17 @@ bool decide_by_fact(MetricVerdict& v, const Sorted& s) {
     v.baseline = NAN;
     v.current = s.budget->effect;
     v.reason = s.budget->detail;
+    return true;
+  }
+  if (s.gross != nullptr) {
+    v.verdict = Verdict::kRegressed;
+    v.decided_by = "gross worst case";
+    v.decided_test = EvidenceTest::kGross;
+    v.statistic = s.gross->statistic;
+    v.baseline = s.gross->baseline;
+    v.current = s.gross->current;
+    v.change_pct = fmt::change_pct(v.baseline, v.current);
+    v.reason = s.gross->detail;
     return true;
   }
   if (s.zero != nullptr && s.zero->indicates == Verdict::kRegressed) {
@@ -420,10 +441,48 @@ void explain_inconclusive(MetricVerdict& v, const Sorted& s) {
 
 }  // namespace
 
+namespace {
+
+// The worst-case evidence that keeps a metric from "improved": the worst case grew, or the
+// interval of a per-run max or an event rate reaches beyond its floor. nullptr when the worst
+// case is shown not worse.
+const Evidence* worst_case_open(const Sorted& s) {
+  if (s.max_grew != nullptr) return s.max_grew;
+  for (const Evidence* e : s.stats) {
+    const bool worst = e->test == EvidenceTest::kRunMax || e->test == EvidenceTest::kEventRate;
+    if (worst && !shown_not_worse(*e)) return e;
+  }
+  return nullptr;
+}
+
+// Better after Holm, but the worst case not shown not worse: inconclusive, saying both.
+void hold_improvement(MetricVerdict& v, const Evidence& open) {
+  const std::string better = v.reason;
+  v.verdict = Verdict::kInconclusive;
+  v.reason = "would be improved (" + better + "), but the worst case is not shown not worse: " +
+             (open.test == EvidenceTest::kWorstMax
+                  ? open.detail
+                  : name_of(open) + " " + change_of(open) + " " + interval_of(open) +
+                        " reaches beyond its floor " +
+                        (open.ratio ? "x" + fmt::num(open.floor)
+                                    : fmt::num(open.floor) + " per run"));
+}
+
+}  // namespace
+
 void decide_metric(MetricVerdict& v, bool worse_rejected, bool better_rejected) {
   const Sorted s = sort_evidence(v.evidence);
   if (decide_by_fact(v, s)) return;
-  if ((worse_rejected || better_rejected) && decide_by_test(v, s, worse_rejected)) return;
+  if (worse_rejected && decide_by_test(v, s, true)) return;
+  // The worst case first: no improvement is claimed while the worst case may have grown.
+  if (better_rejected && decide_by_test(v, s, false)) {
+    if (const Evidence* open = worst_case_open(s)) {
+      for (Evidence* e : s.stats) e->deciding = false;
+      hold_improvement(v, *open);
+      take_key(v, *open);
+    }
+    return;
+  }
   if (decide_equivalence(v, s)) return;
   explain_inconclusive(v, s);
 }
