@@ -19,6 +19,7 @@
 #include "framework/rt/rt_checks.h"
 #include "framework/rt/rt_throttle.h"
 #include "framework/run_once.h"
+#include "results/contamination.h"
 
 namespace rtgate {
 namespace {
@@ -37,28 +38,6 @@ int severity(SuiteStatus s) {
       return 4;
   }
   return 4;
-}
-
-void assess_hygiene(SuiteResult& res, Hygiene h) {
-  for (Case& c : res.cases) {
-    if (const Metric* m = c.find("missed_periods")) {
-      std::uint64_t missed = 0;
-      for (double v : m->samples) missed += static_cast<std::uint64_t>(v);
-      h.missed_periods += missed;
-      if (missed > 0) {
-        c.contaminated_reasons.push_back(std::to_string(missed) + " missed periods");
-      }
-    }
-    const auto cpu = c.labels.find("cpu");
-    if (cpu != c.labels.end()) {
-      add_unique(c.contaminated_reasons, contamination_reasons_for_cpu(h, std::stoi(cpu->second)));
-    }
-    c.contaminated = !c.contaminated_reasons.empty();
-    add_unique(res.contaminated_reasons, c.contaminated_reasons);
-  }
-  add_unique(res.contaminated_reasons, contamination_reasons(h));
-  res.contaminated = !res.contaminated_reasons.empty();
-  res.hygiene = std::move(h);
 }
 
 // RT throttling seen in the scheduler's own state during the suite (rt_throttle.h), beside the
