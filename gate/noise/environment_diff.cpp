@@ -1,8 +1,10 @@
 #include "gate/noise/environment_diff.h"
 
-#include <algorithm>
-#include <iterator>
+#include <map>
+#include <set>
 #include <sstream>
+
+#include "results/board_class.h"
 
 namespace rtgate::gate {
 namespace {
@@ -11,27 +13,32 @@ std::string shown(const std::string& s, const char* empty = "(unknown)") {
   return s.empty() ? empty : "'" + s + "'";
 }
 
-// The boot parameters that matter, as a sorted list: BOOT_IMAGE= and initrd= name the kernel
-// image, which differs whenever the kernel does, so they are left out.
-std::vector<std::string> boot_parameters(const std::string& cmdline) {
+// Boot parameters that never matter to a gate: BOOT_IMAGE= and initrd= name the kernel image,
+// which differs whenever the kernel does, and rtgate_lab.* are the lab board's own (its output
+// folder, the guest's host name; its clock is compared as the board class).
+bool ignored_parameter(const std::string& name) {
+  return name == "BOOT_IMAGE" || name == "initrd" || name.rfind("rtgate_lab.", 0) == 0;
+}
+
+// The boot parameters that matter, by name: each name's values in the order given ("" for a
+// flag such as threadirqs), so that a parameter given twice keeps both.
+std::map<std::string, std::vector<std::string>> boot_parameters(const std::string& cmdline) {
   std::istringstream in(cmdline);
-  std::vector<std::string> out;
+  std::map<std::string, std::vector<std::string>> out;
   for (std::string tok; in >> tok;) {
-    if (tok.rfind("BOOT_IMAGE=", 0) == 0 || tok.rfind("initrd=", 0) == 0) continue;
-    out.push_back(tok);
+    const std::size_t eq = tok.find('=');
+    const std::string name = tok.substr(0, eq);
+    if (ignored_parameter(name)) continue;
+    out[name].push_back(eq == std::string::npos ? "" : tok.substr(eq + 1));
   }
-  std::sort(out.begin(), out.end());
   return out;
 }
 
-// "-removed +added" between two sorted lists.
-std::string list_change(const std::vector<std::string>& b, const std::vector<std::string>& c) {
-  std::vector<std::string> gone, added;
-  std::set_difference(b.begin(), b.end(), c.begin(), c.end(), std::back_inserter(gone));
-  std::set_difference(c.begin(), c.end(), b.begin(), b.end(), std::back_inserter(added));
+std::string values_of(const std::vector<std::string>* v) {
+  if (v == nullptr) return "(absent)";
   std::string out;
-  for (const std::string& g : gone) out += (out.empty() ? "-" : " -") + g;
-  for (const std::string& a : added) out += (out.empty() ? "+" : " +") + a;
+  for (const std::string& s : *v)
+    out += (out.empty() ? "" : ", ") + (s.empty() ? "(set)" : "'" + s + "'");
   return out;
 }
 
@@ -81,12 +88,20 @@ class Differ {
   EnvironmentDiff& d_;
 };
 
+// One difference per parameter, naming it and both sides' values.
 void cmdline(EnvironmentDiff& d, const Environment& base, const Environment& cur) {
-  const std::vector<std::string> bp = boot_parameters(base.cmdline);
-  const std::vector<std::string> cp = boot_parameters(cur.cmdline);
-  if (bp == cp) return;
-  d.differences.push_back("cmdline: " + list_change(bp, cp));
-  d.mismatch = true;
+  const auto bp = boot_parameters(base.cmdline), cp = boot_parameters(cur.cmdline);
+  std::set<std::string> names;
+  for (const auto& [name, v] : bp) names.insert(name);
+  for (const auto& [name, v] : cp) names.insert(name);
+  for (const std::string& name : names) {
+    const auto b = bp.find(name), c = cp.find(name);
+    const auto* bv = b == bp.end() ? nullptr : &b->second;
+    const auto* cv = c == cp.end() ? nullptr : &c->second;
+    if (bv != nullptr && cv != nullptr && *bv == *cv) continue;
+    d.differences.push_back("cmdline " + name + ": " + values_of(bv) + " -> " + values_of(cv));
+    d.mismatch = true;
+  }
 }
 
 std::string yes_no(bool v) { return v ? "true" : "false"; }
@@ -108,6 +123,7 @@ EnvironmentDiff diff_environments(const Environment& base, const Environment& cu
   f.text("smt", base.smt, cur.smt, true);
   f.text("clocksource", base.clocksource, cur.clocksource, true);
   f.text("hypervisor", base.hypervisor, cur.hypervisor, true, "(none)");
+  f.text("board_class", to_string(board_class(base)), to_string(board_class(cur)), true);
   f.add("rt_runtime_us", base.rt_runtime_us == cur.rt_runtime_us,
         std::to_string(base.rt_runtime_us), std::to_string(cur.rt_runtime_us), true);
   f.marker("mlockall", mlockall_marker(base), mlockall_marker(cur));
