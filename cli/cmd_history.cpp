@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 
@@ -10,13 +11,18 @@
 namespace rtgate::cli {
 namespace {
 
-// The index of the session read from `path` (the same file, however it was named), or -1.
+// The index of the session read from `path` (the same file, however it was named, or a result
+// merged into its boot's session), or -1.
 int session_of(const gate::History& h, const std::string& path) {
   std::error_code ec;
   const auto want = std::filesystem::weakly_canonical(path, ec);
-  for (std::size_t i = 0; i < h.sessions.size(); ++i) {
+  const auto is_it = [&](const std::string& source) {
     std::error_code ec2;
-    if (!ec && std::filesystem::weakly_canonical(h.sessions[i].source, ec2) == want && !ec2) {
+    return !ec && std::filesystem::weakly_canonical(source, ec2) == want && !ec2;
+  };
+  for (std::size_t i = 0; i < h.sessions.size(); ++i) {
+    const gate::HistorySession& s = h.sessions[i];
+    if (is_it(s.source) || std::any_of(s.merged_sources.begin(), s.merged_sources.end(), is_it)) {
       return static_cast<int>(i);
     }
   }

@@ -28,7 +28,11 @@ std::optional<JudgedHistory> judged_history(const RunReport& current, const RunR
   int baseline_session = -1;
   const std::vector<gate::HistorySession>& sessions = h->history.sessions;
   for (std::size_t i = 0; baseline != nullptr && i < sessions.size(); ++i) {
-    if (sessions[i].id == gate::session_id(*baseline)) baseline_session = static_cast<int>(i);
+    // The baseline's process, or its boot when the history merged the boot's results.
+    if (sessions[i].id == gate::session_id(*baseline) ||
+        sessions[i].id == gate::boot_of(*baseline)) {
+      baseline_session = static_cast<int>(i);
+    }
   }
   gate::HistoryReport report = gate::judge_history(h->history, *policy, baseline_session);
   return JudgedHistory{std::move(*h), std::move(report)};
@@ -74,11 +78,11 @@ void add_report(CLI::App& app, int& exit_code) {
     }
     std::optional<HistoryDocument> doc;
     if (h) doc.emplace(HistoryDocument{.history = h->input.history, .report = h->report});
-    exit_code = write_exports({{"--report", o->out}},
-                              {.report = &j->current,
-                               .gate = j->verdicts ? &*j->verdicts : nullptr,
-                               .baseline = j->baseline ? &*j->baseline : nullptr,
-                               .history = doc ? &*doc : nullptr});
+    exit_code =
+        write_exports({{"--report", o->out}}, {.report = &j->current,
+                                               .gate = j->verdicts ? &*j->verdicts : nullptr,
+                                               .baseline = j->baseline ? &*j->baseline : nullptr,
+                                               .history = doc ? &*doc : nullptr});
   });
 }
 

@@ -106,11 +106,20 @@ std::string render_session_noise(const gate::NoiseModel& model, int sessions,
                                      : gate::fmt::num(100 * std::sqrt(n.run_var)) + "%")
                              : "-");
   }
-  return out +
-         "session SD: how far a session's mean moves between sessions beyond what its runs "
+  out += "session SD: how far a session's mean moves between sessions beyond what its runs "
          "explain (rate: of the log rate); df: how well " +
          std::to_string(sessions) + " sessions know it.\nuse: rtgate gate BASE CUR --history " +
          dir + "\n";
+  if (model.one_boot()) {
+    out += "WARNING: all " + std::to_string(sessions) +
+           " sessions ran in one boot. They measure the spread between processes of this boot, "
+           "which only gates within one boot use. What moves between boots (memory layout, IRQ "
+           "placement, a VM's placement on its host) is not learned: a gate across boots takes "
+           "the default prior, until a history of at least " +
+           std::to_string(gate::kMinHistory) +
+           " boots (ci/gate-kernel.sh keeps one) replaces it.\n";
+  }
+  return out;
 }
 
 }  // namespace rtgate

@@ -94,6 +94,15 @@ std::string render_history_table(const History& history, const HistoryReport& re
   out << "history: " << history.sessions.size() << " sessions (" << kernels_line(history)
       << "), newest kernel " << report.newest_kernel << " with " << report.newest_sessions
       << " session" << (report.newest_sessions == 1 ? "" : "s") << "\n";
+  if (history.merged_in_boot > 0) {
+    out << "(" << history.merged_in_boot
+        << " results merged into the session of their boot: a retry in one boot is not another "
+           "session)\n";
+  }
+  if (history.one_boot) {
+    out << "(every session is a process of one boot: the history shows the spread between "
+           "processes, not what moves between boots)\n";
+  }
   int quiet = 0;
   for (const StatisticTrend& t : report.trends) {
     const HistorySeries& s = history.series[static_cast<std::size_t>(t.series)];
@@ -156,9 +165,13 @@ ordered_json history_json(const History& history, const HistoryReport& report) {
   j["newest_kernel"] = report.newest_kernel;
   j["newest_sessions"] = report.newest_sessions;
   j["duplicates"] = history.duplicates;
+  j["merged_in_boot"] = history.merged_in_boot;
+  j["one_boot"] = history.one_boot;
   ordered_json sessions = ordered_json::array();
   for (const gate::HistorySession& s : history.sessions) {
     sessions.push_back({{"id", s.id},
+                        {"boot", s.boot},
+                        {"results", s.results},
                         {"started_at", s.started_at},
                         {"kernel", s.kernel},
                         {"source", s.source},

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <numeric>
 
 #include "gate/cause/cause_compare.h"
@@ -65,6 +66,23 @@ std::string stored_as(const std::string& source) {
   return "";
 }
 
+// The series' points re-indexed by `into` (old session -> merged session), the points of one
+// merged session averaged.
+void merge_points(HistorySeries& series, const std::vector<int>& into) {
+  std::map<int, std::pair<double, int>> sums;
+  for (std::size_t i = 0; i < series.sessions.size(); ++i) {
+    auto& [sum, n] = sums[into[static_cast<std::size_t>(series.sessions[i])]];
+    sum += series.values[i];
+    ++n;
+  }
+  series.sessions.clear();
+  series.values.clear();
+  for (const auto& [session, sn] : sums) {
+    series.sessions.push_back(session);
+    series.values.push_back(sn.first / sn.second);
+  }
+}
+
 }  // namespace
 
 std::string HistoryBuilder::add(const RunReport& r, const std::string& source) {
@@ -82,6 +100,7 @@ SessionValues HistoryBuilder::reduce(const RunReport& r, const std::string& sour
     if (!out.mismatch.empty()) return out;
   }
   out.session = {.id = session_id(r),
+                 .boot = boot_of(r),
                  .started_at = r.started_at,
                  .kernel = r.environment.kernel_release,
                  .source = source,
@@ -157,7 +176,43 @@ std::string HistoryBuilder::add(SessionValues v) {
   return "";
 }
 
+void HistoryBuilder::merge_boots() {
+  // The earliest session of each boot keeps it; the others fold into it.
+  std::map<std::string, int> first;
+  std::vector<int> into(history_.sessions.size());
+  for (std::size_t i = 0; i < history_.sessions.size(); ++i) {
+    const HistorySession& s = history_.sessions[i];
+    auto [it, added] = first.emplace(s.boot, static_cast<int>(i));
+    if (!added && s.started_at < history_.sessions[static_cast<std::size_t>(it->second)].started_at) {
+      it->second = static_cast<int>(i);
+    }
+  }
+  history_.one_boot = first.size() == 1 && history_.sessions.size() > 1;
+  if (first.size() == history_.sessions.size() || history_.one_boot) return;
+  std::vector<int> kept_index(history_.sessions.size(), -1);
+  std::vector<HistorySession> kept;
+  for (std::size_t i = 0; i < history_.sessions.size(); ++i) {
+    if (first.at(history_.sessions[i].boot) != static_cast<int>(i)) continue;
+    kept_index[i] = static_cast<int>(kept.size());
+    kept.push_back(history_.sessions[i]);
+    kept.back().id = history_.sessions[i].boot;
+  }
+  for (std::size_t i = 0; i < history_.sessions.size(); ++i) {
+    into[i] = kept_index[static_cast<std::size_t>(first.at(history_.sessions[i].boot))];
+    if (kept_index[i] < 0) {
+      HistorySession& to = kept[static_cast<std::size_t>(into[i])];
+      to.results += 1;
+      to.merged_sources.push_back(history_.sessions[i].source);
+      ++history_.merged_in_boot;
+    }
+  }
+  for (HistorySeries& series : history_.series) merge_points(series, into);
+  for (HistoryProfile& p : history_.profiles) p.session = into[static_cast<std::size_t>(p.session)];
+  history_.sessions = std::move(kept);
+}
+
 History HistoryBuilder::finish() {
+  merge_boots();
   std::vector<int> order(history_.sessions.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
@@ -167,6 +222,8 @@ History HistoryBuilder::finish() {
   std::vector<int> rank(order.size());
   History out;
   out.duplicates = history_.duplicates;
+  out.merged_in_boot = history_.merged_in_boot;
+  out.one_boot = history_.one_boot;
   for (std::size_t i = 0; i < order.size(); ++i) {
     rank[static_cast<std::size_t>(order[i])] = static_cast<int>(i);
     out.sessions.push_back(std::move(history_.sessions[static_cast<std::size_t>(order[i])]));

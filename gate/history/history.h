@@ -18,7 +18,10 @@
 namespace rtgate::gate {
 
 struct HistorySession {
-  std::string id;  // session_id()
+  std::string id;    // session_id(): the process, or the boot when results of one boot merged
+  std::string boot;  // boot_of()
+  int results = 1;   // results merged into it (retries in one boot)
+  std::vector<std::string> merged_sources;  // the files of the results merged into it
   std::string started_at;
   std::string kernel;  // environment.kernel_release
   std::string source;  // the file it was read from
@@ -54,6 +57,11 @@ struct History {
   std::vector<HistorySeries> series;     // in the order first seen
   std::vector<HistoryProfile> profiles;  // in time order of their sessions
   int duplicates = 0;                    // results of a session already added
+  // Results merged into a session of their boot: a retry in one boot is not another session.
+  int merged_in_boot = 0;
+  // Every session is a process of one boot (a machine that cannot reboot, such as a CI VM):
+  // the history's spread is between processes, and says nothing of what moves between boots.
+  bool one_boot = false;
 };
 
 // One result reduced to what a history keeps (HistoryBuilder::reduce).
@@ -86,7 +94,10 @@ class HistoryBuilder {
   // the result reduced is still alive.
   SessionValues reduce(const RunReport& r, const std::string& source) const;
   std::string add(SessionValues values);
-  // The sessions in time order and the series re-indexed to it.
+  // The sessions in time order and the series re-indexed to it. The boot is the session: when
+  // the results span several boots, those of one boot are merged into one session (the mean of
+  // their values); when all share one boot, each process stays a session and the history says
+  // so (History::one_boot).
   History finish();
 
  private:
@@ -97,6 +108,8 @@ class HistoryBuilder {
   std::unordered_map<std::string, int> session_index_;
   std::unordered_map<std::string, int> series_index_;
   std::vector<std::string> series_keys_;  // by series index: most results list them in order
+
+  void merge_boots();
 };
 
 }  // namespace rtgate::gate

@@ -227,6 +227,52 @@ std::string session_id(const RunReport& r) {
   return r.environment.hostname + "@" + r.started_at;
 }
 
+std::string boot_of(const RunReport& r) {
+  return r.environment.boot_id.empty() ? session_id(r) : r.environment.boot_id;
+}
+
+namespace {
+
+// The points of one boot's processes as one session: their mean, the variance it has from
+// their runs, and their runs' spread pooled.
+SessionPoint merged(const std::vector<SessionPoint>& ps) {
+  if (ps.size() == 1) return ps.front();
+  SessionPoint out{.mean = 0};
+  const auto k = static_cast<double>(ps.size());
+  for (const SessionPoint& p : ps) {
+    out.mean += p.mean / k;
+    out.mean_var += p.mean_var / (k * k);
+    out.spread_ss += p.spread_ss;
+    out.spread_df += p.spread_df;
+  }
+  return out;
+}
+
+// Adds each gated statistic's point of `r` to `series`, in session `group`.
+void add_points(const RunReport& r, int group, const Policy& policy,
+                std::map<NoiseModel::Key, std::map<int, std::vector<SessionPoint>>>& series) {
+  for (const SuiteResult& s : r.suites) {
+    if (s.status == SuiteStatus::kSkipped) continue;
+    for (const Case& c : s.cases) {
+      for (const Metric& m : c.metrics) {
+        const MetricPolicy mp = resolve(policy, s.name, c.name, m.name, m.gated_by_default());
+        if (m.is_event_rate()) {
+          if (!m.samples.empty()) {
+            series[{s.name, c.name, m.name, "rate"}][group].push_back(session_point(m, "rate"));
+          }
+          continue;
+        }
+        for (const std::string& st : run_statistics(m, mp)) {
+          const SessionPoint p = session_point(m, st);
+          if (!std::isnan(p.mean)) series[{s.name, c.name, m.name, st}][group].push_back(p);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
 NoiseModel NoiseModel::from_sessions(const std::vector<const RunReport*>& sessions,
                                      const Policy& policy) {
   std::vector<const RunReport*> order;
@@ -237,29 +283,21 @@ NoiseModel NoiseModel::from_sessions(const std::vector<const RunReport*>& sessio
   std::stable_sort(order.begin(), order.end(), [](const RunReport* a, const RunReport* b) {
     return a->started_at < b->started_at;
   });
+  std::map<std::string, int> boots;  // boot -> its session, in order of first appearance
+  for (const RunReport* r : order) boots.emplace(boot_of(*r), static_cast<int>(boots.size()));
+  const bool by_boot = boots.size() > 1;
+  std::map<Key, std::map<int, std::vector<SessionPoint>>> grouped;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const int group = by_boot ? boots.at(boot_of(*order[i])) : static_cast<int>(i);
+    add_points(*order[i], group, policy, grouped);
+  }
   std::map<Key, std::vector<SessionPoint>> series;
-  for (const RunReport* r : order) {
-    for (const SuiteResult& s : r->suites) {
-      if (s.status == SuiteStatus::kSkipped) continue;
-      for (const Case& c : s.cases) {
-        for (const Metric& m : c.metrics) {
-          const MetricPolicy mp = resolve(policy, s.name, c.name, m.name, m.gated_by_default());
-          if (m.is_event_rate()) {
-            if (!m.samples.empty()) {
-              series[{s.name, c.name, m.name, "rate"}].push_back(session_point(m, "rate"));
-            }
-            continue;
-          }
-          for (const std::string& st : run_statistics(m, mp)) {
-            const SessionPoint p = session_point(m, st);
-            if (!std::isnan(p.mean)) series[{s.name, c.name, m.name, st}].push_back(p);
-          }
-        }
-      }
-    }
+  for (const auto& [key, groups] : grouped) {
+    for (const auto& [group, points] : groups) series[key].push_back(merged(points));
   }
   NoiseModel model;
-  model.sessions_ = static_cast<int>(order.size());
+  model.sessions_ = by_boot ? static_cast<int>(boots.size()) : static_cast<int>(order.size());
+  model.one_boot_ = !by_boot && order.size() > 1;
   for (const auto& [key, points] : series) {
     model.known_[key] = estimate_session_noise(points, std::get<3>(key) == "rate");
     model.from_history_ += model.known_[key].source == NoiseSource::kHistory;
@@ -279,9 +317,14 @@ std::string NoiseModel::describe(int baseline_sessions) const {
   const std::string prior = std::string("the default prior (") +
                             (same_boot_ ? "one boot" : "separate boots") +
                             (virtual_machine_ ? ", virtual machine" : "") + ")";
+  if (from_history_ > 0 && !history_fits()) {
+    return sides + "session noise by " + prior + ": the history's " + std::to_string(sessions_) +
+           " sessions are processes of one boot, which show nothing of what moves between boots";
+  }
   if (from_history_ > 0) {
     return sides + "session noise from " + std::to_string(sessions_) +
-           " sessions of this host's history, " + prior + " where it has too few";
+           (one_boot_ ? " processes of one boot" : " boots") + " of this host's history, " +
+           prior + " where it has too few";
   }
   if (sessions_ > baseline_sessions) {
     return sides + "session noise by " + prior + ": the history's " + std::to_string(sessions_) +
@@ -305,7 +348,7 @@ SessionNoise NoiseModel::of(const std::string& suite, const std::string& case_na
     prior.sessions = sessions_;
     return prior;
   }
-  if (it->second.source == NoiseSource::kHistory) return it->second;
+  if (it->second.source == NoiseSource::kHistory && history_fits()) return it->second;
   prior.sessions = it->second.sessions;
   return prior;
 }

@@ -78,15 +78,22 @@ SessionPoint session_point(const Metric& m, const std::string& statistic);
 // tau^2 from session points in time order (see the file comment). Needs kMinHistory points.
 SessionNoise estimate_session_noise(const std::vector<SessionPoint>& series, bool counts);
 
-// A stable identity of the session a result was measured in: boot id and process, or (for older
-// results) host and start time.
+// A stable identity of the process a result was measured in: boot id and process, or (for older
+// results) host and start time. A gate whose sides share it compares runs of one process.
 std::string session_id(const RunReport& r);
+// The boot a result was measured in (its boot id; session_id for older results). The boot is the
+// session: the processes of one boot share its layout and IRQ placement.
+std::string boot_of(const RunReport& r);
 
 class NoiseModel {
  public:
   NoiseModel() = default;
-  // Sessions in time order (started_at), one per distinct session_id. Metrics judged as policy
-  // says; results of other hosts, suites' parameters or run options must be filtered out first.
+  // Sessions in time order (started_at). The boot is the session: when the results span several
+  // boots, the processes of one boot are merged into one session, and the noise learned is the
+  // noise between boots. When they all share one boot (a machine that cannot reboot), each
+  // process is a session, and the noise learned is used only for gates within one boot: what
+  // moves between boots is not in it. Metrics judged as policy says; results of other hosts,
+  // suites' parameters or run options must be filtered out first.
   static NoiseModel from_sessions(const std::vector<const RunReport*>& sessions,
                                   const Policy& policy);
   // The noise of one statistic of one metric: the history's, else the default prior.
@@ -94,6 +101,8 @@ class NoiseModel {
   SessionNoise of(const std::string& suite, const std::string& case_name, const std::string& metric,
                   const std::string& statistic, MetricKind kind, bool tail = false) const;
   int sessions() const { return sessions_; }
+  // The sessions learned from are processes of one boot.
+  bool one_boot() const { return one_boot_; }
   using Key = std::tuple<std::string, std::string, std::string, std::string>;
   // What the history gave, per (suite, case, metric, statistic).
   const std::map<Key, SessionNoise>& known() const { return known_; }
@@ -107,6 +116,9 @@ class NoiseModel {
   int sessions_ = 0;
   int from_history_ = 0;  // statistics whose tau the history gave
   bool virtual_machine_ = false, same_boot_ = false;
+  bool one_boot_ = false;
+  // The history's noise may judge this pair: it was learned between boots, or the pair is in one.
+  bool history_fits() const { return !one_boot_ || same_boot_; }
 };
 
 // Moderates the history's session-mean variances within each (suite, metric, statistic) group

@@ -233,7 +233,7 @@ TEST(GateCli, AHistoryOfSessionsDecidesWhatTheDefaultPriorCannot) {
 
   const auto learned = run_rtgate({"gate", base, cur, "--history", f.dir.file("history")});
   EXPECT_EQ(learned.exit_code, 1) << learned.out;
-  EXPECT_NE(learned.out.find("session noise from 9 sessions of this host's history"),
+  EXPECT_NE(learned.out.find("session noise from 9 boots of this host's history"),
             std::string::npos)
       << learned.out;
   EXPECT_NE(learned.out.find("8 of 8 results measured what this one did on this host; 1 files "
