@@ -29,7 +29,8 @@ constexpr double kValueResolution = 1e-3;
 }  // namespace
 
 int zero_runs(const Metric& m) {
-  if (m.kind != MetricKind::kThroughput && m.kind != MetricKind::kDuration) return 0;
+  // An event rate's 0 is its best value, a latency has no per-run values here.
+  if (m.kind == MetricKind::kLatency || m.is_event_rate()) return 0;
   int n = 0;
   for (double v : m.samples) n += !(v > 0 && std::isfinite(v));
   return n;

@@ -41,8 +41,9 @@ SideValues side_values(const std::vector<const Metric*>& sessions, const std::st
 // A side's per-run event counts over its sessions, each tagged with its session.
 SideCounts side_counts(const std::vector<const Metric*>& sessions);
 
-// Runs of a throughput or duration metric whose value is 0 or not finite: a run in which the
-// workload made no progress. side_values leaves them out (no log); the gate counts them.
+// Runs of a metric judged on per-run values (throughput, duration, a gated count that is not an
+// event rate) whose value is 0 or not finite: a run that made no progress or measured nothing.
+// side_values leaves them out (no log); the gate counts them.
 int zero_runs(const Metric& m);
 
 // The quantile a statistic name denotes ("p999" -> 0.999), NaN for "max" and "value".

@@ -115,6 +115,30 @@ double predicted_run_max(const std::vector<const Metric*>& base, std::size_t n_c
                   t_critical(alpha / static_cast<double>(n_cur), n - 1) * std::sqrt(var));
 }
 
+// Runs at 0 are data, never dropped. Of a metric where more is better (a throughput, a count of
+// work), a run at 0 made no progress: regressed when no baseline run did. Of one where less is
+// better, a run at 0 among runs of thousands is a run that measured nothing: inconclusive. Either
+// way the metric is never unchanged, and never improved.
+void add_zero_runs(const std::vector<const Metric*>& base, const Metric& cur, MetricVerdict& out) {
+  const int zero = zero_runs(cur);
+  if (zero == 0) return;
+  int base_zero = 0;
+  for (const Metric* m : base) base_zero += m != nullptr ? zero_runs(*m) : 0;
+  const bool progress = cur.better == Better::kHigher;
+  const bool fact = base_zero == 0 && progress;
+  const std::string what = progress ? ": the work made no progress" : ": the run measured nothing";
+  out.evidence.push_back(
+      {.test = EvidenceTest::kZeroRuns,
+       .baseline = static_cast<double>(base_zero),
+       .current = static_cast<double>(zero),
+       .detail =
+           std::to_string(zero) + " run(s) of current measured 0 " + cur.unit + what +
+           (base_zero == 0 ? std::string(" (no baseline run did)")
+                           : ", and " + std::to_string(base_zero) + " baseline run(s) did too"),
+       .indicates = fact ? Verdict::kRegressed : Verdict::kInconclusive,
+       .deciding = fact});
+}
+
 void add_facts(const std::vector<const Metric*>& base, const Metric& cur, const MetricPolicy& mp,
                double alpha, const SessionNoise& max_noise, MetricVerdict& out) {
   const double bmax = worst_max(base);
@@ -158,21 +182,7 @@ void add_facts(const std::vector<const Metric*>& base, const Metric& cur, const 
   if (std::optional<Evidence> gross = gross_worst_case(base, cur, mp)) {
     out.evidence.push_back(std::move(*gross));
   }
-  int base_zero = 0;
-  for (const Metric* m : base) base_zero += m != nullptr ? zero_runs(*m) : 0;
-  if (const int zero = zero_runs(cur); zero > 0) {
-    const bool fact = base_zero == 0;
-    out.evidence.push_back(
-        {.test = EvidenceTest::kZeroRuns,
-         .baseline = static_cast<double>(base_zero),
-         .current = static_cast<double>(zero),
-         .detail = std::to_string(zero) + " run(s) of current measured 0 " + cur.unit +
-                   ": the work made no progress" +
-                   (fact ? std::string(" (no baseline run did)")
-                         : ", and " + std::to_string(base_zero) + " baseline run(s) did too"),
-         .indicates = fact ? Verdict::kRegressed : Verdict::kInconclusive,
-         .deciding = fact});
-  }
+  add_zero_runs(base, cur, out);
 }
 
 bool decided_by_fact(const MetricVerdict& out) {
@@ -459,13 +469,13 @@ const Evidence* worst_case_open(const Sorted& s) {
 void hold_improvement(MetricVerdict& v, const Evidence& open) {
   const std::string better = v.reason;
   v.verdict = Verdict::kInconclusive;
-  v.reason = "would be improved (" + better + "), but the worst case is not shown not worse: " +
-             (open.test == EvidenceTest::kWorstMax
-                  ? open.detail
-                  : name_of(open) + " " + change_of(open) + " " + interval_of(open) +
-                        " reaches beyond its floor " +
-                        (open.ratio ? "x" + fmt::num(open.floor)
-                                    : fmt::num(open.floor) + " per run"));
+  v.reason =
+      "would be improved (" + better + "), but the worst case is not shown not worse: " +
+      (open.test == EvidenceTest::kWorstMax
+           ? open.detail
+           : name_of(open) + " " + change_of(open) + " " + interval_of(open) +
+                 " reaches beyond its floor " +
+                 (open.ratio ? "x" + fmt::num(open.floor) : fmt::num(open.floor) + " per run"));
 }
 
 }  // namespace
@@ -475,7 +485,7 @@ void decide_metric(MetricVerdict& v, bool worse_rejected, bool better_rejected) 
   if (decide_by_fact(v, s)) return;
   if (worse_rejected && decide_by_test(v, s, true)) return;
   // The worst case first: no improvement is claimed while the worst case may have grown.
-  if (better_rejected && decide_by_test(v, s, false)) {
+  if (better_rejected && s.zero == nullptr && decide_by_test(v, s, false)) {
     if (const Evidence* open = worst_case_open(s)) {
       for (Evidence* e : s.stats) e->deciding = false;
       hold_improvement(v, *open);

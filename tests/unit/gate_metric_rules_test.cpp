@@ -82,6 +82,28 @@ TEST(GateSamples, TheOptionalNoisyBaselineRule) {
   EXPECT_NE(m.reason.find("CoeffVar"), std::string::npos) << m.reason;
 }
 
+// A gated count of work judged on its per-run values: runs at 0 are data, never dropped.
+TEST(GateSamples, ZeroRunsOfAGatedCountAreNeverUnchanged) {
+  Policy p;
+  p.per_metric["s/work"] = Overrides{.gate = true};
+  const auto work = [](std::vector<double> v, Better better) {
+    Metric m = per_run("work", MetricKind::kCount, std::move(v));
+    m.better = better;
+    return m;
+  };
+  const std::vector<double> base = {1000, 1002, 998, 1001, 999};
+  const std::vector<double> cur = {1000, 1001, 0, 0, 0};
+  const MetricVerdict more = only(compare(report_of({work(base, Better::kHigher)}),
+                                          report_of({work(cur, Better::kHigher)}), p));
+  EXPECT_TRUE(more.gated);
+  EXPECT_EQ(more.verdict, Verdict::kRegressed) << more.reason;
+  EXPECT_EQ(more.decided_test, EvidenceTest::kZeroRuns);
+  const MetricVerdict less = only(compare(report_of({work(base, Better::kLower)}),
+                                          report_of({work(cur, Better::kLower)}), p));
+  EXPECT_EQ(less.verdict, Verdict::kInconclusive) << less.reason;
+  EXPECT_NE(less.reason.find("measured nothing"), std::string::npos) << less.reason;
+}
+
 // --- Event counts --------------------------------------------------------------------------
 
 TEST(GateEvents, MissedPeriodsAppearingIsARegression) {
