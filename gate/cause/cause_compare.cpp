@@ -1,6 +1,8 @@
 #include "gate/cause/cause_compare.h"
 
 #include <algorithm>
+#include <boost/math/distributions/hypergeometric.hpp>
+#include <cmath>
 #include <cstdio>
 
 #include "base/stats/holm.h"
@@ -65,6 +67,27 @@ CauseChange change_of(const std::string& name, const CauseProfile& b, const Caus
   return ch;
 }
 
+// One-sided p-value that the cause's fraction of the samples over the threshold rose (`up`) or
+// fell: Fisher's exact test on both sides' counts, each divided by the dispersion phi (the
+// effective sizes of quasi-binomial counts). A baseline of 20 samples knows its fractions to
+// +-20%: without this, a cause's observed rise from it was taken at face value.
+double fraction_p(double xb, double nb, double xc, double nc, double phi, bool up) {
+  const double f = std::max(1.0, phi);
+  const auto eff = [f](double v) { return static_cast<unsigned>(std::floor(v / f + 0.5)); };
+  unsigned kb = eff(xb), kc = eff(xc);
+  unsigned sb = std::max(eff(nb), kb), sc = std::max(eff(nc), kc);
+  if (!up) {
+    std::swap(kb, kc);
+    std::swap(sb, sc);
+  }
+  if (sb == 0 || sc == 0 || kc == 0) return 1;
+  const unsigned total = sb + sc, marked = kb + kc;
+  const unsigned lowest = sc + marked > total ? sc + marked - total : 0;
+  if (kc <= lowest) return 1;
+  const boost::math::hypergeometric_distribution<double> d(marked, sc, total);
+  return boost::math::cdf(boost::math::complement(d, kc - 1));
+}
+
 void rate_test(const CauseProfile& b, double mb, const CauseProfile& c, double mc, double alpha,
                bool two_sessions, CauseComparison& out) {
   std::vector<std::string> names;
@@ -74,28 +97,38 @@ void rate_test(const CauseProfile& b, double mb, const CauseProfile& c, double m
   }
   const double eb = exposure(b, mb), ec = exposure(c, mc);
   std::vector<CauseChange> changes;
-  std::vector<double> p_up, p_down;
+  std::vector<double> p_up, p_down, f_up, f_down;
   for (const std::string& name : names) {
     CauseChange ch = change_of(name, b, c);
     const auto xb = static_cast<double>(ch.samples_base), xc = static_cast<double>(ch.samples_cur);
     const Spread sb = spread_of(b, find(b, name)), sc = spread_of(c, find(c, name));
-    ch.phi = dispersion_bound(sb.chi2 + sc.chi2, sb.df + sc.df) +
-             session_term(xb, xc, eb, ec, two_sessions);
+    const double dispersion = dispersion_bound(sb.chi2 + sc.chi2, sb.df + sc.df);
+    ch.phi = dispersion + session_term(xb, xc, eb, ec, two_sessions);
     const RateTest t = exact_rate_test(xb, xc, eb, ec, ch.phi);
     p_up.push_back(t.p_up);
     p_down.push_back(t.p_down);
+    const auto nb = static_cast<double>(b.samples), nc = static_cast<double>(c.samples);
+    // The session term is the rate test's: both tests must reject, so it bounds the pair.
+    f_up.push_back(fraction_p(xb, nb, xc, nc, dispersion, true));
+    f_down.push_back(fraction_p(xb, nb, xc, nc, dispersion, false));
     changes.push_back(std::move(ch));
   }
+  // Both the rate and the fraction must have moved: a run that crossed the threshold more often
+  // raises every cause's rate, and only a fraction that rose beyond its sampling error (both
+  // sides') says this cause's part grew.
   const std::vector<bool> up = stats::holm_reject(p_up, alpha),
-                          down = stats::holm_reject(p_down, alpha);
+                          down = stats::holm_reject(p_down, alpha),
+                          frac_up = stats::holm_reject(f_up, alpha),
+                          frac_down = stats::holm_reject(f_down, alpha);
   for (std::size_t i = 0; i < changes.size(); ++i) {
     CauseChange& ch = changes[i];
-    if (up[i] && ch.in_cur - ch.in_base >= kMinRise && ch.share_cur - ch.share_base >= kMinRise) {
-      ch.p = p_up[i];
+    if (up[i] && frac_up[i] && ch.in_cur - ch.in_base >= kMinRise &&
+        ch.share_cur - ch.share_base >= kMinRise) {
+      ch.p = std::max(p_up[i], f_up[i]);
       out.grew.push_back(ch);
-    } else if (down[i] && ch.in_base - ch.in_cur >= kMinRise &&
+    } else if (down[i] && frac_down[i] && ch.in_base - ch.in_cur >= kMinRise &&
                ch.share_base - ch.share_cur >= kMinRise) {
-      ch.p = p_down[i];
+      ch.p = std::max(p_down[i], f_down[i]);
       out.shrank.push_back(ch);
     }
   }
@@ -124,9 +157,12 @@ CauseComparison compare_causes(const CauseProfile& b, double measured_base, cons
   } else if (b.threshold_ns != c.threshold_ns) {
     out.note = "traced over different thresholds (" + text::in_us(b.threshold_ns) + " and " +
                text::in_us(c.threshold_ns) + "): causes not compared";
-  } else if (c.samples < kMinSamples) {
-    out.note = "current has " + std::to_string(c.samples) + " samples " + over(c.threshold_ns) +
-               " (fewer than " + std::to_string(kMinSamples) + "): causes not compared";
+  } else if (c.samples < kMinSamples || b.samples < kMinSamples) {
+    const bool cur_few = c.samples < kMinSamples;
+    out.note = std::string(cur_few ? "current" : "the baseline") + " has " +
+               std::to_string(cur_few ? c.samples : b.samples) + " samples " +
+               over(c.threshold_ns) + " (fewer than " + std::to_string(kMinSamples) +
+               "): too few samples, causes not compared";
   } else if (!(measured_base > 0) || !(measured_cur > 0)) {
     out.note = "no measured samples to rate the causes against: causes not compared";
   } else {

@@ -2,7 +2,8 @@
 // (framework/trace/cause_profile.h) of the baseline and current case, compared class by class.
 //
 // The promise: a cause is named as grown (or new, when the baseline never had it) only when
-//  - both profiles count samples over the same threshold, and current has at least kMinSamples;
+//  - both profiles count samples over the same threshold, and each has at least kMinSamples
+//    (below it: "too few samples", never a new cause);
 //  - its rate, the samples over the threshold it took part in per sample measured (the analysed
 //    ones: crossings the analysis budget skipped lower the exposure in proportion), rose by the
 //    exact rate test the gate uses for events (count_estimate.h), made quasi-Poisson by the
@@ -10,6 +11,9 @@
 //    it, at its upper 75% bound) plus, when the sides are two sessions, the session term of a
 //    session's offset of its rate (kCauseSessionTau, a stated prior), significant after Holm
 //    over the classes of the case at `alpha`;
+//  - its fraction of the samples over the threshold rose beyond both sides' sampling error
+//    (Fisher's exact test on the counts scaled down by the same dispersion, Holm over the
+//    classes at `alpha`): a run that crossed more often raises every cause's rate;
 //  - it is material: both the fraction of samples over the threshold it took part in and its
 //    share of their latency rose by at least kMinRise. Rates alone would name every cause of a
 //    run that crossed more often; the floors name those whose part of the picture grew.

@@ -157,6 +157,25 @@ TEST(CauseCompareCalibration, UnevenRunsDoNotMakeFalseCauses) {
   EXPECT_LE(r.named_rate(), 0.073);
 }
 
+// The same mix of causes on both sides, with a small baseline: 2 samples are too few to compare
+// (never a new cause), and 20 samples against 400 know their fractions too loosely to take them
+// at face value. Promise: at most alpha of such pairs name a cause.
+TEST(CauseCompareCalibration, ASmallBaselineNamesACauseRarely) {
+  Model two, twenty, four_hundred;
+  two.slices = 1;
+  two.per_slice = 2;
+  twenty.per_slice = 1;
+  four_hundred.per_slice = 20;
+  const Tally tiny = run(600, 21, two, Model{});
+  const Tally small = run(600, 22, twenty, four_hundred);
+  std::printf(
+      "A/A, same mix: a cause named in %.1f%% of %d pairs with a 2-sample baseline, %.1f%% with "
+      "20 against 400 samples\n",
+      100 * tiny.named_rate(), tiny.trials, 100 * small.named_rate());
+  EXPECT_EQ(tiny.named, 0);
+  EXPECT_LE(small.named_rate(), 0.073);
+}
+
 TEST(CauseCompareCalibration, AnInjectedCauseIsNamedFirst) {
   // A FIFO task on the CPU that now takes part in 30% of the samples over the threshold, with
   // hundreds of microseconds each; and an IRQ that was in 2% and is now in 35%.
