@@ -82,6 +82,25 @@ RateTest exact_rate_test(double k_base, double k_cur, double exposure_base, doub
   return t;
 }
 
+namespace {
+
+// The session variance the count test takes as known: a stated prior as it is; a history's, at the
+// upper 75% bound of the session-mean variance it came from (its df), less the part the
+// sessions' runs explain, and never clipped to an exact 0. A short history that varied little by
+// chance must not make the exact test exact about the sessions.
+double session_variance(const SessionNoise& noise) {
+  if (noise.source != NoiseSource::kHistory || std::isinf(noise.tau_df) || !(noise.tau_df > 0) ||
+      !(noise.session_mean_var > 0)) {
+    return std::max(0.0, noise.tau_sq);
+  }
+  const double q = boost::math::quantile(
+      boost::math::chi_squared_distribution<double, Fast>(noise.tau_df), 0.25);
+  const double explained = noise.session_mean_var - noise.tau_sq;
+  return std::max(0.0, noise.session_mean_var * noise.tau_df / q - explained);
+}
+
+}  // namespace
+
 CountEstimate estimate_counts(const SideCounts& base, const SideCounts& cur,
                               const SessionNoise& noise) {
   CountEstimate e;
@@ -100,7 +119,7 @@ CountEstimate estimate_counts(const SideCounts& base, const SideCounts& cur,
   const double within = dispersion(spread, noise);
   // The session term at the pooled rate: what equal rates would show.
   const double rate = (kb + kc) / (nb + nc);
-  const double tau_sq = std::max(0.0, noise.tau_sq);
+  const double tau_sq = session_variance(noise);
   const double session_b = tau_sq * rate * sb.n_sq / nb;
   const double session_c = tau_sq * rate * sc.n_sq / nc;
   e.phi = within + std::max(session_b, session_c);

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "gate/model/policy.h"
+#include "results/board_class.h"
 #include "results/report.h"
 
 namespace rtgate::gate {
@@ -46,6 +47,10 @@ struct SessionNoise {
   double run_var = NAN;
   double run_df = 0;
   int sessions = 0;  // sessions the history had for this statistic
+  // Fewer than kMinHistory sessions: their own spread (the variance of their means less what
+  // their runs explain) and its df, which can raise the prior (NoiseModel::of) but not replace it.
+  double short_var = NAN, short_df = 0;
+  bool raised = false;  // the prior was raised by the sessions' own spread
   NoiseSource source = NoiseSource::kDefault;
   // "tau 8.2% from 10 sessions of history" or "tau 10% by the default prior (no history)".
   std::string describe(bool ratio) const;
@@ -53,14 +58,22 @@ struct SessionNoise {
 
 // Fewer sessions than this leave tau to the default prior: two differences say almost nothing.
 inline constexpr int kMinHistory = 5;
+// What the default prior weighs when 2 to 4 sessions of the baseline show a wider spread than
+// it: as many sessions' worth as this. The sessions can only raise the prior.
+inline constexpr double kPriorWeight = 4;
 
-// The stated prior: a session offset SD of 10% for latency quantiles and throughput, 25% for the
-// max (and a near-max quantile) and for event rates between boots of bare metal; 3% and 10%
-// between processes of one boot (same layout, same IRQ placement); on a virtual machine (the
-// host's load moves every session) 2.5 times that, and 5 times for the max. gate/
-// README.md says why.
-SessionNoise default_session_noise(const std::string& statistic, bool virtual_machine,
-                                   bool same_boot);
+// The stated prior, per board class (board_class.h), as a session offset SD (log scale) of a
+// latency quantile or throughput ("narrow") and of the max, a near-max quantile or an event rate
+// ("wide"), between boots and between processes of one boot:
+//
+//   class          between boots       within a boot
+//   bare_metal     10%   / 25%          3%   / 10%
+//   vm             25%   / 125%         25%  / 60%
+//   emulated       25%   / 125%         25%  / 60%
+//   deterministic  3%    / 5%           3%   / 5%
+//
+// gate/README.md says where each figure comes from.
+SessionNoise default_session_noise(const std::string& statistic, BoardClass board, bool same_boot);
 
 // One session's value of one statistic: the mean of its runs (log scale; for a count the log of
 // (events + 0.5) / runs), the variance that mean has from its own runs, and the within-session
@@ -106,7 +119,7 @@ class NoiseModel {
   using Key = std::tuple<std::string, std::string, std::string, std::string>;
   // What the history gave, per (suite, case, metric, statistic).
   const std::map<Key, SessionNoise>& known() const { return known_; }
-  // Chooses the default prior: a VM when either side ran on one, one boot when both did.
+  // Chooses the default prior: the noisier side's board class, one boot when both ran in one.
   void set_environment(const Environment& base, const Environment& cur);
   // One line for the gate's output: where tau comes from.
   std::string describe(int baseline_sessions) const;
@@ -115,7 +128,8 @@ class NoiseModel {
   std::map<Key, SessionNoise> known_;
   int sessions_ = 0;
   int from_history_ = 0;  // statistics whose tau the history gave
-  bool virtual_machine_ = false, same_boot_ = false;
+  BoardClass board_ = BoardClass::kBareMetal;
+  bool same_boot_ = false;
   bool one_boot_ = false;
   // The history's noise may judge this pair: it was learned between boots, or the pair is in one.
   bool history_fits() const { return !one_boot_ || same_boot_; }

@@ -12,13 +12,16 @@ namespace rtgate::gate {
 namespace {
 
 // `n` results: result i in boot boots[i], each its own process, an hour apart.
-std::vector<RunReport> results(const std::vector<std::string>& boots, std::uint64_t seed) {
+std::vector<RunReport> results(const std::vector<std::string>& boots, std::uint64_t seed,
+                               double session_sigma = 0) {
   std::mt19937_64 rng(seed);
   sim::Layout l;
   l.cpus = 1;
+  sim::World w;
+  w.session_sigma = session_sigma;
   std::vector<RunReport> out;
   for (std::size_t i = 0; i < boots.size(); ++i) {
-    RunReport r = sim::session(rng, l, sim::World{}, 3, sim::Change{});
+    RunReport r = sim::session(rng, l, w, 3, sim::Change{});
     r.environment.boot_id = boots[i];
     r.environment.pid = 100 + static_cast<int>(i);
     r.started_at = sim::sim_time(3600 * static_cast<int>(i));
@@ -78,7 +81,7 @@ TEST(BootSession, NoiseFromOneBootJudgesOnlyGatesWithinABoot) {
   across.set_environment(here, elsewhere);
   const SessionNoise prior = across.of(suite, case_name, metric, statistic, MetricKind::kLatency);
   EXPECT_EQ(prior.source, NoiseSource::kDefault);
-  EXPECT_EQ(prior.tau_sq, default_session_noise(statistic, false, false).tau_sq);
+  EXPECT_EQ(prior.tau_sq, default_session_noise(statistic, BoardClass::kBareMetal, false).tau_sq);
   EXPECT_NE(across.describe(1).find("show nothing of what moves between boots"),
             std::string::npos)
       << across.describe(1);
@@ -98,6 +101,29 @@ TEST(BootSession, NoiseAcrossBootsCountsBootsNotProcesses) {
   m.set_environment(a, f);
   EXPECT_NE(m.describe(1).find("from 5 boots of this host's history"), std::string::npos)
       << m.describe(1);
+}
+
+// Two to four sessions cannot replace the prior, but a spread wider than the prior widens it.
+TEST(BootSession, TheBaselinesOwnSessionsCanRaiseThePriorButNotLowerIt) {
+  for (const double sigma : {0.0, 0.8}) {
+    const std::vector<RunReport> rs = results({"a", "b", "c"}, 5, sigma);
+    std::vector<const RunReport*> ptrs;
+    for (const RunReport& r : rs) ptrs.push_back(&r);
+    NoiseModel m = NoiseModel::from_sessions(ptrs, Policy{});
+    Environment cur = rs[0].environment;
+    cur.boot_id = "d";
+    m.set_environment(rs[0].environment, cur);
+    const SessionNoise n = m.of("cyclic", "cpu0", "wakeup_latency", "p99", MetricKind::kLatency);
+    const double prior = default_session_noise("p99", BoardClass::kBareMetal, false).tau_sq;
+    EXPECT_EQ(n.source, NoiseSource::kDefault);
+    if (sigma == 0) {
+      EXPECT_EQ(n.tau_sq, prior) << n.describe(true);
+      EXPECT_FALSE(n.raised);
+    } else {
+      EXPECT_GT(n.tau_sq, prior) << n.describe(true);
+      EXPECT_NE(n.describe(true).find("raised by their own spread"), std::string::npos);
+    }
+  }
 }
 
 }  // namespace
