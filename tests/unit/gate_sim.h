@@ -252,6 +252,7 @@ struct Layout {
   int cpus = 2;
   int locks = 0;
   std::uint64_t cyclic_samples = 20'000;  // per run: 100k a side at 5 runs
+  Shape cyclic_shape{};                   // the distribution of a cyclic wakeup
   std::uint64_t lock_samples = 5'000;
   double throughput_cv = 0.03;
   double missed_rate = 0.5, overrun_rate = 0.2, skipped_rate = 0.2;

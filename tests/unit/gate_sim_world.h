@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <ctime>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -19,6 +20,21 @@
 #include "tests/unit/gate_sim.h"
 
 namespace rtgate::gate::sim {
+
+// A boot's offsets: every process of one boot shares them (memory layout, IRQ placement), on top
+// of its own session offsets. Drawn lazily per metric from the boot's own generator, so that a
+// world without boots draws exactly what it drew before.
+struct Boot {
+  double sigma = 0;
+  std::mt19937_64 rng;
+  std::map<std::string, double> shifts;
+  double shift(const std::string& suite, const std::string& c, const std::string& metric) {
+    if (sigma == 0) return 0;
+    const auto [it, added] = shifts.emplace(suite + "/" + c + "/" + metric, 0.0);
+    if (added) it->second = sigma * std::normal_distribution<double>(0, 1)(rng);
+    return it->second;
+  }
+};
 
 struct World {
   // Session offsets: each session draws, per metric, a log offset ~ N(0, sigma^2), `shared` of the
@@ -43,6 +59,11 @@ struct World {
   // session offsets multiplied by noisy_factor.
   int noisy_lock = -1;
   double noisy_factor = 1;
+  // The boot this session's process ran in (nullptr: none, the session is its own boot).
+  Boot* boot = nullptr;
+  double boot_shift(const std::string& suite, const std::string& c, const std::string& m) const {
+    return boot == nullptr ? 0 : boot->shift(suite, c, m);
+  }
 };
 
 // sim::Change, and what only real data shows: one run of the matched nonrt_throughput at 0 ops/s
@@ -182,7 +203,8 @@ inline RunReport session(std::mt19937_64& rng, const Layout& l, const World& w, 
                      Shape shape, std::uint64_t n, const SuiteRuns& sr, double noise) {
     const bool hit = change.matches(suite, c, name);
     if (hit) shape.tail_scale = change.tail_scale;
-    std::vector<double> logs = log_scales(rng, w, sr, off.draw(rng, w.session_sigma), noise);
+    std::vector<double> logs = log_scales(
+        rng, w, sr, off.draw(rng, w.session_sigma) + w.boot_shift(suite, c, name), noise);
     if (hit) {
       for (double& x : logs) x += std::log(change.latency_factor);
     }
@@ -205,7 +227,8 @@ inline RunReport session(std::mt19937_64& rng, const Layout& l, const World& w, 
                    const std::string& unit, double base, double noise) {
     const double rate =
         change.matches(suite, c, name) && change.event_rate >= 0 ? change.event_rate : base;
-    const double scaled = rate * std::exp(noise * off.draw(rng, w.session_sigma));
+    const double scaled =
+        rate * std::exp(noise * (off.draw(rng, w.session_sigma) + w.boot_shift(suite, c, name)));
     return world_count_metric(rng, name, unit, scaled, w.count_dispersion, l, runs);
   };
   {
@@ -217,7 +240,7 @@ inline RunReport session(std::mt19937_64& rng, const Layout& l, const World& w, 
       Case c;
       c.name = "cpu" + std::to_string(cpu);
       c.metrics.push_back(
-          latency(s.name, c.name, "wakeup_latency", Shape{}, l.cyclic_samples, sr, 1));
+          latency(s.name, c.name, "wakeup_latency", l.cyclic_shape, l.cyclic_samples, sr, 1));
       c.metrics.push_back(count(s.name, c.name, "overruns", "wakeups", l.overrun_rate, 1));
       c.metrics.push_back(count(s.name, c.name, "missed_periods", "periods", l.missed_rate, 1));
       s.cases.push_back(std::move(c));
@@ -242,7 +265,10 @@ inline RunReport session(std::mt19937_64& rng, const Layout& l, const World& w, 
       const bool tp_hit = change.matches(s.name, c.name, "nonrt_throughput");
       Metric tp = throughput_metric(
           rng, "nonrt_throughput", 1e6 * (tp_hit ? change.throughput_factor : 1), l.throughput_cv,
-          Drift{}, log_scales(rng, w, sr, off.draw(rng, tp_sigma), noise));
+          Drift{},
+          log_scales(rng, w, sr,
+                     off.draw(rng, tp_sigma) + w.boot_shift(s.name, c.name, "nonrt_throughput"),
+                     noise));
       if (tp_hit && change.zero_run) {
         tp.samples[std::uniform_int_distribution<std::size_t>(0, tp.samples.size() - 1)(rng)] = 0;
       }
