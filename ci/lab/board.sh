@@ -12,8 +12,13 @@
 #                  inside the guest, writable; console.log and the command's files stay in it
 #   --lab DIR      cache for packages, kernels and initramfs (default $RTGATE_LAB_DIR, else
 #                  ~/.cache/rtgate-lab)
-#   --accel A      auto (default: KVM when a test boot under it reaches init, else TCG), kvm, tcg
-#   --smp N, --mem MB   guest CPUs (default 2) and memory (default 2048)
+#   --accel A      auto (default: KVM when a test boot under it reaches init, else TCG), kvm, tcg,
+#                  or icount: TCG with time counted in instructions (-icount shift=1,sleep=off:
+#                  a virtual ns per 2 instructions, guest time never waits for the host), the
+#                  deterministic board. Its latencies are instruction time, not a real board's
+#                  microseconds; the guest's cmdline says rtgate_lab.clock=icount1, and results
+#                  record the board class "deterministic". Boots with one vCPU (the default then)
+#   --smp N, --mem MB   guest CPUs (default 2; 1 under icount) and memory (default 2048)
 #   --append ARGS  more kernel command line (isolcpus=1, threadirqs, ...)
 #   --hostname H   the guest's host name (default rtgate-lab; ci/gate-kernel.sh keys on it)
 #   --timeout S    hard limit for boot, command and power-off (default 900); qemu is killed then
@@ -35,7 +40,8 @@ fail() { echo "board.sh: $*" >&2; exit 125; }
 say() { echo "lab: $*" >&2; }
 
 kernel="" flavour=rt out=lab-out lab=${RTGATE_LAB_DIR:-${HOME:-/root}/.cache/rtgate-lab}
-accel=auto smp=2 mem=2048 append="" guest_host=rtgate-lab limit=900 fetch_only=0
+accel=auto smp="" mem=2048 append="" guest_host=rtgate-lab limit=900 fetch_only=0
+icount_shift=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --kernel) kernel=${2:?}; shift 2 ;;
@@ -56,7 +62,9 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$kernel" ] || die "--kernel is required (e.g. --kernel 6.1.0-53-rt)"
 [ $# -gt 0 ] || [ "$fetch_only" = 1 ] || die "no command given (after --)"
-case "$accel" in auto|kvm|tcg) ;; *) die "--accel $accel: use auto, kvm or tcg" ;; esac
+case "$accel" in auto|kvm|tcg|icount) ;; *) die "--accel $accel: use auto, kvm, tcg or icount" ;; esac
+# Under icount, two vCPUs hung before the console printed anything: one is what boots.
+[ -n "$smp" ] || { [ "$accel" = icount ] && smp=1 || smp=2; }
 [[ "$smp" =~ ^[1-9][0-9]*$ ]] || die "--smp $smp: a positive number"
 [[ "$mem" =~ ^[1-9][0-9]*$ ]] || die "--mem $mem: megabytes, a positive number"
 [[ "$limit" =~ ^[1-9][0-9]*$ ]] || die "--timeout $limit: seconds, a positive number"
@@ -192,18 +200,23 @@ trap 'exit 130' INT TERM
 
 # boot JOBDIR ACCEL SECONDS: the guest runs JOBDIR/.lab/cmd; returns timeout(1)'s code.
 boot() {
-  local dir=$1 how=$2 secs=$3 cpu=max
+  local dir=$1 how=$2 secs=$3 cpu=max clock=""
+  local accel_args=(-accel "$how")
   [ "$how" = kvm ] && cpu=host
+  if [ "$how" = icount ]; then
+    accel_args=(-accel tcg -icount "shift=$icount_shift,sleep=off")
+    clock="rtgate_lab.clock=icount$icount_shift"
+  fi
   pidfile="$dir/.lab/qemu.pid"
   rm -f "$pidfile" "$dir/.lab/monitor.in" "$dir/.lab/monitor.out"
   mkfifo "$dir/.lab/monitor.in" "$dir/.lab/monitor.out"
   # In a subshell whose messages go to the log: a qemu ended by the limit is not our stderr's news.
   (timeout --kill-after=5 "$secs" qemu-system-x86_64 \
-    -accel "$how" -cpu "$cpu" -smp "$smp" -m "$mem" -no-reboot -display none \
+    "${accel_args[@]}" -cpu "$cpu" -smp "$smp" -m "$mem" -no-reboot -display none \
     -monitor "pipe:$dir/.lab/monitor" \
     -nic none -serial "file:$dir/console.log" -pidfile "$pidfile" \
     -kernel "$vmlinuz" -initrd "$initrd" \
-    -append "console=ttyS0 panic=-1 loglevel=4 rdinit=/init sysrq_always_enabled rtgate_lab.out=$dir rtgate_lab.host=$guest_host $append" \
+    -append "console=ttyS0 panic=-1 loglevel=4 rdinit=/init sysrq_always_enabled rtgate_lab.out=$dir rtgate_lab.host=$guest_host $clock $append" \
     -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
     -virtfs "local,path=$dir,mount_tag=out,security_model=none,multidevs=remap"; exit $?) \
     > "$dir/.lab/qemu.log" 2>&1 &

@@ -227,7 +227,7 @@ TEST(GateCli, AHistoryOfSessionsDecidesWhatTheDefaultPriorCannot) {
   const auto alone = run_rtgate({"gate", base, cur});
   EXPECT_EQ(alone.exit_code, 3) << alone.out;
   EXPECT_NE(alone.out.find("sessions: 1 baseline session against 1 current; session noise by the "
-                           "default prior (separate boots): no history"),
+                           "default prior (separate boots, bare_metal): no history"),
             std::string::npos)
       << alone.out;
 
