@@ -70,7 +70,7 @@ inline constexpr double kPriorWeight = 4;
 //   bare_metal     10%   / 25%          3%   / 10%
 //   vm             25%   / 125%         25%  / 60%
 //   emulated       25%   / 125%         25%  / 60%
-//   deterministic  3%    / 5%           3%   / 5%
+//   deterministic  2%    / 3%           2%   / 3%
 //
 // gate/README.md says where each figure comes from.
 SessionNoise default_session_noise(const std::string& statistic, BoardClass board, bool same_boot);

@@ -82,8 +82,8 @@ TEST(GateSessionNoise, TheDefaultPriorIsPerBoardClass) {
   EXPECT_DOUBLE_EQ(tau("max", vm, true), 0.6);
   EXPECT_DOUBLE_EQ(tau("p99", BoardClass::kEmulated, false), tau("p99", vm, false));
   // The deterministic board repeats itself boot after boot.
-  EXPECT_DOUBLE_EQ(tau("p99", BoardClass::kDeterministic, false), 0.03);
-  EXPECT_DOUBLE_EQ(tau("max", BoardClass::kDeterministic, false), 0.05);
+  EXPECT_DOUBLE_EQ(tau("p99", BoardClass::kDeterministic, false), 0.02);
+  EXPECT_DOUBLE_EQ(tau("max", BoardClass::kDeterministic, false), 0.03);
   EXPECT_TRUE(std::isinf(default_session_noise("value", metal, false).tau_df));
 }
 
