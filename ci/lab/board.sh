@@ -17,7 +17,11 @@
 #                  a virtual ns per 2 instructions, guest time never waits for the host), the
 #                  deterministic board. Its latencies are instruction time, not a real board's
 #                  microseconds; the guest's cmdline says rtgate_lab.clock=icount1, and results
-#                  record the board class "deterministic". Boots with one vCPU (the default then)
+#                  record the board class "deterministic". One vCPU by default; with --smp N the
+#                  others come online after boot (maxcpus=1, then the init), since bringing them
+#                  up during boot hangs under icount, and cross-CPU waits are then quantized by
+#                  QEMU's round-robin of the vCPUs (steps of about 4 ms)
+#   --icount OPTS  with --accel icount, QEMU's -icount options (default shift=1,sleep=off)
 #   --smp N, --mem MB   guest CPUs (default 2; 1 under icount) and memory (default 2048)
 #   --append ARGS  more kernel command line (isolcpus=1, threadirqs, ...)
 #   --hostname H   the guest's host name (default rtgate-lab; ci/gate-kernel.sh keys on it)
@@ -41,7 +45,7 @@ say() { echo "lab: $*" >&2; }
 
 kernel="" flavour=rt out=lab-out lab=${RTGATE_LAB_DIR:-${HOME:-/root}/.cache/rtgate-lab}
 accel=auto smp="" mem=2048 append="" guest_host=rtgate-lab limit=900 fetch_only=0
-icount_shift=1
+icount_opts=shift=1,sleep=off
 while [ $# -gt 0 ]; do
   case "$1" in
     --kernel) kernel=${2:?}; shift 2 ;;
@@ -49,6 +53,7 @@ while [ $# -gt 0 ]; do
     --out) out=${2:?}; shift 2 ;;
     --lab) lab=${2:?}; shift 2 ;;
     --accel) accel=${2:?}; shift 2 ;;
+    --icount) icount_opts=${2:?}; shift 2 ;;
     --smp) smp=${2:?}; shift 2 ;;
     --mem) mem=${2:?}; shift 2 ;;
     --append) append=${2:?}; shift 2 ;;
@@ -63,8 +68,11 @@ done
 [ -n "$kernel" ] || die "--kernel is required (e.g. --kernel 6.1.0-53-rt)"
 [ $# -gt 0 ] || [ "$fetch_only" = 1 ] || die "no command given (after --)"
 case "$accel" in auto|kvm|tcg|icount) ;; *) die "--accel $accel: use auto, kvm, tcg or icount" ;; esac
-# Under icount, two vCPUs hung before the console printed anything: one is what boots.
+# Under icount one vCPU is the default: two run round-robin, which quantizes every wait across
+# CPUs (see --accel above).
 [ -n "$smp" ] || { [ "$accel" = icount ] && smp=1 || smp=2; }
+[[ "$icount_opts" =~ ^[a-z0-9=,]+$ ]] || die "--icount $icount_opts: QEMU's -icount options"
+icount_shift=$(sed -n 's/.*shift=\([0-9a-z]*\).*/\1/p' <<< "$icount_opts")
 [[ "$smp" =~ ^[1-9][0-9]*$ ]] || die "--smp $smp: a positive number"
 [[ "$mem" =~ ^[1-9][0-9]*$ ]] || die "--mem $mem: megabytes, a positive number"
 [[ "$limit" =~ ^[1-9][0-9]*$ ]] || die "--timeout $limit: seconds, a positive number"
@@ -204,8 +212,11 @@ boot() {
   local accel_args=(-accel "$how")
   [ "$how" = kvm ] && cpu=host
   if [ "$how" = icount ]; then
-    accel_args=(-accel tcg -icount "shift=$icount_shift,sleep=off")
+    accel_args=(-accel tcg -icount "$icount_opts")
     clock="rtgate_lab.clock=icount$icount_shift"
+    # The other vCPUs, brought up at boot, never ran: the first spun waiting for them with no
+    # timer to end its round-robin slice. Up after boot, with timers running, they do.
+    [ "$smp" -gt 1 ] && clock+=" maxcpus=1 rtgate_lab.online=all"
   fi
   pidfile="$dir/.lab/qemu.pid"
   rm -f "$pidfile" "$dir/.lab/monitor.in" "$dir/.lab/monitor.out"
