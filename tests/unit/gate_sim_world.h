@@ -189,6 +189,40 @@ inline Metric world_count_metric(std::mt19937_64& rng, const std::string& name,
   return m;
 }
 
+// One latency metric of a session: its runs drawn around the session's and boot's offsets, with
+// what `change` does to it when it is the metric changed.
+struct MetricName {
+  std::string suite, c, name;
+};
+inline Metric changed_latency(std::mt19937_64& rng, const World& w, const SessionOffsets& off,
+                              const WorldChange& change, const MetricName& id, Shape shape,
+                              std::uint64_t n, const SuiteRuns& sr, double noise) {
+  const std::string& suite = id.suite;
+  const std::string& c = id.c;
+  const std::string& name = id.name;
+  const bool hit = change.matches(suite, c, name);
+  if (hit) shape.tail_scale = change.tail_scale;
+  std::vector<double> logs =
+      log_scales(rng, w, sr, off.draw(rng, w.session_sigma) + w.boot_shift(suite, c, name), noise);
+  if (hit) {
+    for (double& x : logs) x += std::log(change.latency_factor);
+  }
+  Metric m = world_latency_metric(rng, name, shape, n, w.autocorrelation, logs);
+  if (hit && change.stall_ns > 0) {
+    for (LatencySummary& run : m.runs) {
+      run.max = std::max<std::uint64_t>(run.max, static_cast<std::uint64_t>(change.stall_ns));
+    }
+    refresh_max(m);
+  }
+  if (hit && change.outlier_factor != 1) {
+    LatencySummary& run =
+        m.runs[std::uniform_int_distribution<std::size_t>(0, m.runs.size() - 1)(rng)];
+    run.max = static_cast<std::uint64_t>(static_cast<double>(run.max) * change.outlier_factor);
+    refresh_max(m);
+  }
+  return m;
+}
+
 // One session's whole result: the suites, cases and metrics sim::side makes, `runs` runs each.
 inline RunReport session(std::mt19937_64& rng, const Layout& l, const World& w, int runs,
                          const WorldChange& change = {}) {
@@ -200,28 +234,8 @@ inline RunReport session(std::mt19937_64& rng, const Layout& l, const World& w, 
   const double tp_sigma =
       w.throughput_session_sigma < 0 ? w.session_sigma : w.throughput_session_sigma;
   auto latency = [&](const std::string& suite, const std::string& c, const std::string& name,
-                     Shape shape, std::uint64_t n, const SuiteRuns& sr, double noise) {
-    const bool hit = change.matches(suite, c, name);
-    if (hit) shape.tail_scale = change.tail_scale;
-    std::vector<double> logs = log_scales(
-        rng, w, sr, off.draw(rng, w.session_sigma) + w.boot_shift(suite, c, name), noise);
-    if (hit) {
-      for (double& x : logs) x += std::log(change.latency_factor);
-    }
-    Metric m = world_latency_metric(rng, name, shape, n, w.autocorrelation, logs);
-    if (hit && change.stall_ns > 0) {
-      for (LatencySummary& run : m.runs) {
-        run.max = std::max<std::uint64_t>(run.max, static_cast<std::uint64_t>(change.stall_ns));
-      }
-      refresh_max(m);
-    }
-    if (hit && change.outlier_factor != 1) {
-      LatencySummary& run =
-          m.runs[std::uniform_int_distribution<std::size_t>(0, m.runs.size() - 1)(rng)];
-      run.max = static_cast<std::uint64_t>(static_cast<double>(run.max) * change.outlier_factor);
-      refresh_max(m);
-    }
-    return m;
+                     const Shape& shape, std::uint64_t n, const SuiteRuns& sr, double noise) {
+    return changed_latency(rng, w, off, change, {suite, c, name}, shape, n, sr, noise);
   };
   auto count = [&](const std::string& suite, const std::string& c, const std::string& name,
                    const std::string& unit, double base, double noise) {
