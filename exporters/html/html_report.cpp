@@ -29,6 +29,8 @@ const char* banner_text(gate::Verdict v) {
       return "Improved (exit 0)";
     case gate::Verdict::kUnchanged:
       return "Unchanged within the noise floors (exit 0)";
+    case gate::Verdict::kNotWorse:
+      return "Not worse beyond the noise floors (exit 0)";
     case gate::Verdict::kInconclusive:
       return "Inconclusive: the data cannot tell (exit 3)";
     case gate::Verdict::kMissing:

@@ -27,7 +27,7 @@ tr.v-improved td{background:#e3f5e1}
 .banner.unchanged,.banner.improved,.banner.not_worse{background:#d4edda}
 .banner.inconclusive,.banner.missing,.banner.none,.banner.too_short{background:#fff3cd}
 .b{display:inline-block;padding:0 .45em;border-radius:3px;font-size:.8em;background:#e2e3e5}
-.b-regressed,.b-failed,.b-error,.b-worse{background:#f5c2c7}.b-unchanged,.b-passed{background:#d1e7dd}
+.b-regressed,.b-failed,.b-error,.b-worse{background:#f5c2c7}.b-unchanged,.b-not_worse,.b-passed{background:#d1e7dd}
 .b-improved,.b-better{background:#badbcc}.b-inconclusive,.b-missing,.b-skipped,.b-contaminated{background:#ffe69c}
 details{margin:.3em 0}summary{cursor:pointer}
 details.suite-d>summary{font-size:1.1em;padding:.3em 0;border-bottom:1px solid #ccc}

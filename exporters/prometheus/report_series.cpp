@@ -241,9 +241,9 @@ void add_suite_worst(Families& f, const SuiteResult& s) {
 }
 
 void add_verdicts(Families& f, const gate::SuiteVerdict& sv, bool per_metric) {
-  constexpr std::array kVerdicts = {gate::Verdict::kImproved, gate::Verdict::kUnchanged,
-                                    gate::Verdict::kRegressed, gate::Verdict::kInconclusive,
-                                    gate::Verdict::kMissing};
+  constexpr std::array kVerdicts = {gate::Verdict::kImproved,     gate::Verdict::kUnchanged,
+                                    gate::Verdict::kNotWorse,     gate::Verdict::kRegressed,
+                                    gate::Verdict::kInconclusive, gate::Verdict::kMissing};
   for (const gate::Verdict v : kVerdicts) {
     f.suite_verdict.Set({{"suite", sv.suite}, {"verdict", gate::to_string(v)}},
                         sv.verdict == v ? 1 : 0);

@@ -123,10 +123,11 @@ struct Policy {
   // over it, runs are compared only with runs that lost as much (steal_matching.h).
   double max_steal_pct = 1;
   // The gross worst-case rule (gate/pair/worst_case.h): a latency metric whose every current run
-  // has a max beyond gross_max_factor times every baseline run's max, or an event rate with
-  // events in every current run where no baseline run had any, is regressed from one session a
-  // side, when current has at least gross_min_runs runs. x3 is LKP's factor for latency; 0 turns
-  // the rule off; unset, the gate takes the board class's (worst_case.h).
+  // has a max beyond gross_max_factor times every baseline run's max, or an event rate whose
+  // every current run has that factor times any baseline run's count (at least its floor), is
+  // regressed from one session a side, when current has at least gross_min_runs runs. x3 is LKP's
+  // factor for latency; 0 turns the rule off; unset, the gate takes the board class's
+  // (worst_case.h).
   std::optional<double> gross_max_factor;
   int gross_min_runs = 3;
 };

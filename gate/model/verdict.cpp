@@ -10,6 +10,8 @@ const char* to_string(Verdict verdict) {
       return "improved";
     case Verdict::kUnchanged:
       return "unchanged";
+    case Verdict::kNotWorse:
+      return "not_worse";
     case Verdict::kRegressed:
       return "regressed";
     case Verdict::kInconclusive:
@@ -47,7 +49,7 @@ const char* to_string(EvidenceTest test) {
 }
 
 std::optional<Verdict> verdict_from(const std::string& s) {
-  for (auto v : {Verdict::kImproved, Verdict::kUnchanged, Verdict::kRegressed,
+  for (auto v : {Verdict::kImproved, Verdict::kUnchanged, Verdict::kNotWorse, Verdict::kRegressed,
                  Verdict::kInconclusive, Verdict::kMissing}) {
     if (s == to_string(v)) return v;
   }
@@ -60,17 +62,24 @@ int severity(Verdict verdict) {
       return 0;
     case Verdict::kImproved:
       return 1;
-    case Verdict::kInconclusive:
+    case Verdict::kNotWorse:
       return 2;
-    case Verdict::kMissing:
+    case Verdict::kInconclusive:
       return 3;
-    case Verdict::kRegressed:
+    case Verdict::kMissing:
       return 4;
+    case Verdict::kRegressed:
+      return 5;
   }
   return 0;
 }
 
 Verdict worst(Verdict a, Verdict b) { return severity(b) > severity(a) ? b : a; }
+
+bool passes(Verdict verdict) {
+  return verdict == Verdict::kUnchanged || verdict == Verdict::kNotWorse ||
+         verdict == Verdict::kImproved;
+}
 
 int exit_code(const GateVerdict& report, bool fail_on_inconclusive) {
   switch (report.overall) {

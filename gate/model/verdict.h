@@ -18,6 +18,7 @@ namespace rtgate::gate {
 enum class Verdict {
   kImproved,      // significant (after multiplicity) and beyond the noise floor, better
   kUnchanged,     // the confidence interval of the change lies inside the noise floor
+  kNotWorse,      // its worse end inside the floor, its better end beyond it: a gate passes it
   kRegressed,     // significant (after multiplicity) and beyond the floor, worse; or over budget
   kInconclusive,  // neither: the data cannot tell, or the sides are not comparable
   kMissing,       // present on one side only (suite, case or metric), or skipped on one side
@@ -26,11 +27,13 @@ enum class Verdict {
 const char* to_string(Verdict verdict);  // "improved", "unchanged", ...
 std::optional<Verdict> verdict_from(const std::string& s);
 
-// Severity for "a suite takes its worst": regressed > missing > inconclusive > improved >
-// unchanged. What the baseline had and current lacks is never green: missing exits like
+// Severity for "a suite takes its worst": regressed > missing > inconclusive > not_worse >
+// improved > unchanged. What the baseline had and current lacks is never green: missing exits like
 // inconclusive (3), since absent data proves neither a regression nor its absence.
 int severity(Verdict verdict);
 Verdict worst(Verdict a, Verdict b);
+// What a gate passes (exit 0): unchanged, not worse or improved.
+bool passes(Verdict verdict);
 
 // What an Evidence is: a statistic's comparison, or a check of a fact.
 enum class EvidenceTest {

@@ -43,7 +43,11 @@ GateVerdict BaselineSessions::compare(const RunReport& cur, const Policy& policy
   std::vector<const RunReport*> known = sessions;
   int other = 0;
   for (const RunReport& h : history_) {
-    if (history_mismatch(h, cur).empty()) {
+    // The history is the baseline's host and setup: what the noise of sessions like the
+    // baseline's is. Matched against the current, a current run under another load
+    // (--allow-env-mismatch) would leave the gate without the history it was given. The current
+    // session itself is never part of the noise it is judged against.
+    if (session_id(h) != session_id(cur) && history_mismatch(h, *base_).empty()) {
       known.push_back(&h);
     } else {
       ++other;
@@ -55,7 +59,7 @@ GateVerdict BaselineSessions::compare(const RunReport& cur, const Policy& policy
   if (!history_.empty() || unreadable_ > 0) {
     g.noise += " (--history: " + std::to_string(history_.size() - static_cast<std::size_t>(other)) +
                " of " + std::to_string(history_.size()) +
-               " results measured what this one did on this host" +
+               " results measured what the baseline did, on its host" +
                (unreadable_ > 0 ? "; " + std::to_string(unreadable_) + " files not results" : "") +
                ")";
   }

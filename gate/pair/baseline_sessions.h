@@ -25,7 +25,7 @@ class BaselineSessions {
                                               const std::string& history_dir, std::string* error);
 
   // The gate of `cur`: the baseline's sessions, and the noise of the history's sessions that
-  // measured what `cur` measured on its host (history_mismatch), with the baselines.
+  // measured what the baseline measured on its host (history_mismatch), with the baselines.
   GateVerdict compare(const RunReport& cur, const Policy& policy) const;
 
  private:

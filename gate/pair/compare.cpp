@@ -130,12 +130,10 @@ void undecide(SuiteVerdict& s, const std::string& why) {
 // (steal_matching.h): the reason if so, "" if the change is beyond it.
 std::string steal_explains(const MetricVerdict& m, const StealExcess& e) {
   const bool worse = m.verdict == Verdict::kRegressed;
-  const double share = worse ? e.current
-                       : m.verdict == Verdict::kUnchanged || m.verdict == Verdict::kImproved
-                           ? e.baseline
-                           : 0;
+  const double share = worse ? e.current : passes(m.verdict) ? e.baseline : 0;
   if (!m.gated || share <= 0 || m.decided_test == EvidenceTest::kBudget) return "";
-  const bool decided = m.verdict != Verdict::kUnchanged;  // "unchanged" may hide what steal did
+  // "unchanged" and "not worse" may hide what steal did
+  const bool decided = m.verdict != Verdict::kUnchanged && m.verdict != Verdict::kNotWorse;
   if (decided && (m.kind == MetricKind::kThroughput || m.kind == MetricKind::kDuration) &&
       std::abs(m.change_pct) / 100 > share) {
     return "";  // more than the stolen share of the run
@@ -352,8 +350,8 @@ GateVerdict compare(const std::vector<const RunReport*>& given_base, const RunRe
                     const Policy& given_policy, const NoiseModel& noise) {
   Policy policy = given_policy;
   if (!policy.gross_max_factor) {
-    policy.gross_max_factor = default_gross_factor(noisier(
-        board_class(given_base.front()->environment), board_class(given_cur.environment)));
+    policy.gross_max_factor = default_gross_factor(
+        noisier(board_class(given_base.front()->environment), board_class(given_cur.environment)));
   }
   const StealMatched steal = policy.allow_contaminated
                                  ? StealMatched{}

@@ -359,28 +359,42 @@ bool decide_by_test(MetricVerdict& v, const Sorted& s, bool worse) {
   return true;
 }
 
-// Unchanged: every statistic's interval inside its floor, and nothing that forbids it.
-bool decide_equivalence(MetricVerdict& v, const Sorted& s) {
-  const bool all_within =
-      !s.cv_blocked && s.zero == nullptr && s.max_grew == nullptr && s.unknown.empty() &&
-      !s.stats.empty() && std::all_of(s.stats.begin(), s.stats.end(), [](const Evidence* e) {
-        return e->ci_low > (e->ratio ? 1 / e->floor : -e->floor) && e->ci_high < e->floor;
-      });
-  if (!all_within) return false;
-  v.verdict = Verdict::kUnchanged;
+// Unchanged: every statistic's interval inside its floor, and nothing that forbids it. Not worse:
+// every interval's worse end inside its floor, but a better end beyond it (it may have improved
+// by more than the floor, unshown). What a gate asks is then answered: nothing got worse by the
+// floor or more, at the level "unchanged" promises it.
+bool decide_by_intervals(MetricVerdict& v, const Sorted& s) {
+  if (s.cv_blocked || s.zero != nullptr || s.max_grew != nullptr || !s.unknown.empty() ||
+      s.stats.empty()) {
+    return false;
+  }
+  const auto inside = [](const Evidence* e) {
+    return e->ci_low > (e->ratio ? 1 / e->floor : -e->floor) && e->ci_high < e->floor;
+  };
+  const auto worse_end_inside = [&](const Evidence* e) {
+    if (v.better == Better::kLower) return e->ci_high < e->floor;
+    return e->ci_low > (e->ratio ? 1 / e->floor : -e->floor);
+  };
+  const bool unchanged = std::all_of(s.stats.begin(), s.stats.end(), inside);
+  if (!unchanged && !std::all_of(s.stats.begin(), s.stats.end(), worse_end_inside)) return false;
+  v.verdict = unchanged ? Verdict::kUnchanged : Verdict::kNotWorse;
   std::string parts;
   const Evidence* widest = s.stats.front();
   for (Evidence* e : s.stats) {
     if (openness(*e) > openness(*widest)) widest = e;
     e->deciding = true;
-    e->indicates = Verdict::kUnchanged;
+    e->indicates = v.verdict;
     parts +=
         (parts.empty() ? "" : "; ") + name_of(*e) + " " + change_of(*e) + " " + interval_of(*e);
   }
   take_key(v, *widest);
   v.decided_test.reset();
-  v.decided_by = "equivalence";
-  v.reason = "every interval inside its floor: " + parts;
+  // The headline interval is the widest statistic's: name it, or the row reads as its quantile's.
+  v.decided_by = name_of(*widest) + (unchanged ? ", equivalence" : ", non-inferiority");
+  v.reason = (unchanged ? "every interval inside its floor: "
+                        : "every interval's worse end inside its floor (it may have improved "
+                          "beyond it): ") +
+             parts;
   return true;
 }
 
@@ -493,7 +507,7 @@ void decide_metric(MetricVerdict& v, bool worse_rejected, bool better_rejected) 
     }
     return;
   }
-  if (decide_equivalence(v, s)) return;
+  if (decide_by_intervals(v, s)) return;
   explain_inconclusive(v, s);
 }
 

@@ -42,8 +42,8 @@ std::optional<Evidence> gross_latency(const std::vector<const Metric*>& base, co
                   .effect = highest > 0 ? lowest / highest : INFINITY,
                   .ratio = true,
                   .floor = mp.gross_max_factor,
-                  .detail = "gross: every current run's max (the lowest " + fmt::ns(lowest) +
-                            ", " + std::to_string(c.size()) + " runs) beyond x" +
+                  .detail = "gross: every current run's max (the lowest " + fmt::ns(lowest) + ", " +
+                            std::to_string(c.size()) + " runs) beyond x" +
                             fmt::num(mp.gross_max_factor) + " of every baseline run's (the " +
                             "highest " + fmt::ns(highest) + ", " + std::to_string(b.size()) +
                             " runs)",
@@ -55,20 +55,27 @@ std::optional<Evidence> gross_events(const std::vector<const Metric*>& base, con
                                      const MetricPolicy& mp) {
   const std::vector<double> b = run_counts(base), c = run_counts({&cur});
   if (b.empty() || c.size() < static_cast<std::size_t>(mp.gross_min_runs)) return std::nullopt;
-  const double least = std::max(1.0, mp.gross_max_factor * mp.count_floor_per_run);
+  // Like the max: every current run beyond every baseline run by the factor. A baseline run's
+  // count counts as at least the floor, so a single stray event before does not hide hundreds
+  // in every run now, and a few events now never pass for gross.
+  const double highest = *std::max_element(b.begin(), b.end());
+  const double least =
+      std::max(1.0, mp.gross_max_factor * std::max(highest, mp.count_floor_per_run));
   const double fewest = *std::min_element(c.begin(), c.end());
-  const bool none_before = std::all_of(b.begin(), b.end(), [](double v) { return v == 0; });
-  if (!none_before || !(fewest >= least)) return std::nullopt;
+  if (!(fewest >= least)) return std::nullopt;
+  const std::string before = highest > 0
+                                 ? "at most " + fmt::num(highest) + " in each of the baseline's "
+                                 : "none in any of the baseline's ";
   return Evidence{.test = EvidenceTest::kGross,
                   .statistic = "rate",
-                  .baseline = 0,
+                  .baseline = highest,
                   .current = fewest,
-                  .effect = fewest,
+                  .effect = fewest - highest,
                   .ratio = false,
                   .floor = least,
                   .detail = "gross: " + fmt::num(fewest) + " or more " + cur.name +
-                            " in every current run (" + std::to_string(c.size()) +
-                            " runs), none in any of the baseline's " + std::to_string(b.size()),
+                            " in every current run (" + std::to_string(c.size()) + " runs), " +
+                            before + std::to_string(b.size()),
                   .indicates = Verdict::kRegressed,
                   .deciding = true};
 }
@@ -94,7 +101,7 @@ namespace {
 // A gated count's row shows its worst case not worse: unchanged or improved, or an interval
 // whose upper end is inside the floor.
 bool count_not_worse(const MetricVerdict& m) {
-  if (m.verdict == Verdict::kUnchanged || m.verdict == Verdict::kImproved) return true;
+  if (passes(m.verdict)) return true;
   if (m.verdict == Verdict::kRegressed || m.verdict == Verdict::kMissing) return false;
   return std::any_of(m.evidence.begin(), m.evidence.end(), [](const Evidence& e) {
     return e.test == EvidenceTest::kEventRate && shown_not_worse(e);
@@ -108,7 +115,7 @@ void hold_for_case_counts(SuiteVerdict& s) {
     if (count.kind != MetricKind::kCount || !count.gated || count_not_worse(count)) continue;
     for (MetricVerdict& m : s.metrics) {
       if (m.kind != MetricKind::kLatency || m.case_name != count.case_name || !m.gated ||
-          (m.verdict != Verdict::kUnchanged && m.verdict != Verdict::kImproved)) {
+          !passes(m.verdict)) {
         continue;
       }
       m.reason = "would be " + std::string(to_string(m.verdict)) + " (" + m.reason +

@@ -3,9 +3,9 @@
 //   gross_worst_case()   decides "regressed" from one session a side, before any test, when the
 //                        worst case moved so far that no session noise explains it: every run
 //                        of current has a max beyond every baseline run's max by the policy's
-//                        factor, or an event rate (missed periods, overruns) has events in every
-//                        current run, at least the factor times its floor, where no baseline
-//                        run had any. The factor is LKP's x3 on bare metal and on the
+//                        factor, or an event rate (missed periods, overruns) has in every current
+//                        run the factor times what any baseline run had (a run's count taken
+//                        as at least its floor). The factor is LKP's x3 on bare metal and on the
 //                        deterministic board, x8 on a VM or an emulated board (board_class.h;
 //                        gate/README.md has the A/A rates that set them). Current needs the
 //                        policy's gross_min_runs runs, so that one burst decides nothing.

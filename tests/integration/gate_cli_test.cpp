@@ -236,7 +236,7 @@ TEST(GateCli, AHistoryOfSessionsDecidesWhatTheDefaultPriorCannot) {
   EXPECT_NE(learned.out.find("session noise from 9 boots of this host's history"),
             std::string::npos)
       << learned.out;
-  EXPECT_NE(learned.out.find("8 of 8 results measured what this one did on this host; 1 files "
+  EXPECT_NE(learned.out.find("8 of 8 results measured what the baseline did, on its host; 1 files "
                              "not results"),
             std::string::npos)
       << learned.out;

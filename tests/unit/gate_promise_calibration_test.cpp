@@ -154,8 +154,7 @@ Tally trials(const BoardShape& b, const Scenario& sc, std::uint64_t seed) {
           for (const MetricVerdict& m : s.metrics) {
             if (!sc.change.matches(m.suite, m.case_name, m.metric)) continue;
             tally.target_red += m.verdict == Verdict::kRegressed;
-            tally.target_green +=
-                m.verdict == Verdict::kUnchanged || m.verdict == Verdict::kImproved;
+            tally.target_green += passes(m.verdict);
           }
         }
       });

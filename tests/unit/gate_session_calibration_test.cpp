@@ -101,8 +101,7 @@ Tally trials(const Scenario& sc, std::uint64_t seed) {
         tally.exit0 += exit_code(g, false) == 0;
         if (const MetricVerdict* m = target(g, sc.change)) {
           tally.target_regressed += m->verdict == Verdict::kRegressed;
-          tally.target_green +=
-              m->verdict == Verdict::kUnchanged || m->verdict == Verdict::kImproved;
+          tally.target_green += passes(m->verdict);
         }
       });
 }

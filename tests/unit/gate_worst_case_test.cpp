@@ -33,8 +33,7 @@ Metric stalled(const Metric& base, double factor, std::uint64_t seed, int runs) 
 
 TEST(GateWorstCase, AGrossMaxDecidesFromOneSessionASideBetweenBoots) {
   const Metric base = latency(1, 3);
-  const GateVerdict g =
-      compare(boot({base}, "boot-a"), boot({stalled(base, 250, 2, 3)}, "boot-b"));
+  const GateVerdict g = compare(boot({base}, "boot-a"), boot({stalled(base, 250, 2, 3)}, "boot-b"));
   const MetricVerdict& m = only(g);
   EXPECT_EQ(m.verdict, Verdict::kRegressed) << m.reason;
   EXPECT_EQ(m.decided_test, EvidenceTest::kGross);
@@ -61,9 +60,9 @@ TEST(GateWorstCase, TheGrossRuleNeedsEveryRunBeyondTheFactorAndEnoughRuns) {
             EvidenceTest::kGross);
   // The deterministic board says so on its cmdline: x3 again, though QEMU runs it.
   const std::string icount = "console=ttyS0 rtgate_lab.clock=icount1";
-  EXPECT_EQ(
-      only(compare(boot({base}, "a", "QEMU", icount), boot({x4}, "b", "QEMU", icount))).decided_test,
-      EvidenceTest::kGross);
+  EXPECT_EQ(only(compare(boot({base}, "a", "QEMU", icount), boot({x4}, "b", "QEMU", icount)))
+                .decided_test,
+            EvidenceTest::kGross);
   // A policy's factor wins; 0 turns the rule off.
   Policy off;
   off.gross_max_factor = 0;
@@ -71,7 +70,7 @@ TEST(GateWorstCase, TheGrossRuleNeedsEveryRunBeyondTheFactorAndEnoughRuns) {
             EvidenceTest::kGross);
 }
 
-TEST(GateWorstCase, MissedPeriodsInEveryRunWhereNoneWereAreGross) {
+TEST(GateWorstCase, MissedPeriodsInEveryRunBeyondTheBaselinesAreGross) {
   const auto gate = [](std::vector<double> b, std::vector<double> c) {
     return only(compare(boot({events("missed_periods", std::move(b))}, "a"),
                         boot({events("missed_periods", std::move(c))}, "b")));
@@ -80,7 +79,15 @@ TEST(GateWorstCase, MissedPeriodsInEveryRunWhereNoneWereAreGross) {
   EXPECT_EQ(m.verdict, Verdict::kRegressed) << m.reason;
   EXPECT_EQ(m.decided_test, EvidenceTest::kGross);
   EXPECT_NE(m.reason.find("none in any of the baseline's 3"), std::string::npos) << m.reason;
-  EXPECT_NE(gate({0, 1, 0}, {276, 277, 278}).decided_test, EvidenceTest::kGross);
+  // A stray event before does not hide hundreds in every run now (this VM's FIFO-98 interferer
+  // against a baseline with one missed period in one run)...
+  const MetricVerdict stray = gate({0, 0, 0, 0, 1}, {200, 199, 199, 199, 199});
+  EXPECT_EQ(stray.decided_test, EvidenceTest::kGross) << stray.reason;
+  EXPECT_NE(stray.reason.find("at most 1 in each of the baseline's 5"), std::string::npos)
+      << stray.reason;
+  // ...but every current run must be the factor beyond every baseline run.
+  EXPECT_NE(gate({0, 100, 0}, {276, 277, 278}).decided_test, EvidenceTest::kGross);
+  EXPECT_EQ(gate({0, 90, 0}, {276, 277, 278}).decided_test, EvidenceTest::kGross);
   EXPECT_NE(gate({0, 0, 0}, {276, 0, 278}).decided_test, EvidenceTest::kGross);
   // Fewer than the factor times the floor (3 a run): sporadic, not gross.
   EXPECT_NE(gate({0, 0, 0}, {1, 2, 1}).decided_test, EvidenceTest::kGross);
@@ -117,8 +124,7 @@ TEST(GateWorstCase, ALatencyIsNotUnchangedWhileItsCasesMissedPeriodsMayHaveGrown
   ASSERT_EQ(missed.metric, "missed_periods");
   ASSERT_NE(missed.verdict, Verdict::kUnchanged) << missed.reason;
   EXPECT_EQ(latency_row.verdict, Verdict::kInconclusive) << latency_row.reason;
-  EXPECT_NE(latency_row.reason.find("would be unchanged"), std::string::npos)
-      << latency_row.reason;
+  EXPECT_NE(latency_row.reason.find("would be unchanged"), std::string::npos) << latency_row.reason;
   EXPECT_NE(latency_row.reason.find("missed_periods is not shown not worse"), std::string::npos)
       << latency_row.reason;
   // With the same missed periods on both sides, the latency is unchanged.
