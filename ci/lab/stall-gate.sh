@@ -36,7 +36,8 @@ done
 case "$mode" in irq|preempt) ;; *) echo "stall-gate.sh: --mode irq or preempt" >&2; exit 2 ;; esac
 run_args=("$@")
 [ ${#run_args[@]} -gt 0 ] || run_args=(cyclic --runs 5 --duration 5)
-rtgate=${RTGATE:-$repo/build/rtgate}
+# The same rtgate gates on the host and measures in the guest (whose root is the host's /).
+rtgate=$(realpath "${RTGATE:-$repo/build/rtgate}")
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -49,7 +50,7 @@ boot() {
   [ -s "$out/$name.json" ] && return 0
   mkdir -p "$job"
   local cmd
-  cmd="$setup && rtgate run ${run_args[*]} --no-progress -o $job/result.json"
+  cmd="$setup && $rtgate run ${run_args[*]} --no-progress -o $job/result.json"
   "$here/board.sh" --kernel "$kernel" --accel "$accel" --out "$job" --timeout 1200 \
     -- sh -c "$cmd" > "$out/$name.log" 2>&1 || true
   # The guest wrote into its job folder: copy the result out as a plain file, never a link.
