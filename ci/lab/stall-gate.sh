@@ -9,7 +9,9 @@
 #                        [--] [RUN ARGS...]
 #
 #   RUN ARGS   what each boot runs (default: cyclic --runs 5 --duration 5)
-# Writes OUT/summary.tsv (pair, A/A exit, stall exit) and keeps every result and gate output.
+# Writes OUT/summary-STALL.tsv (pair, A/A exit, stall exit; STALL names the module's parameters,
+# stall-irq-1000us-100ms-cpu0) and keeps every result and gate output; boots already in OUT are
+# reused, so a sweep of --hold-us over one OUT boots each baseline and A/A boot once.
 # Exit code: 0 when it ran (the gates' codes are in the summary), 2 bad usage, 1 a boot failed.
 set -euo pipefail
 
@@ -36,8 +38,9 @@ done
 case "$mode" in irq|preempt) ;; *) echo "stall-gate.sh: --mode irq or preempt" >&2; exit 2 ;; esac
 run_args=("$@")
 [ ${#run_args[@]} -gt 0 ] || run_args=(cyclic --runs 5 --duration 5)
-# The same rtgate gates on the host and measures in the guest (whose root is the host's /).
+# The same rtgate gates on the host and measures in the guest (boot-result.sh).
 rtgate=$(realpath "${RTGATE:-$repo/build/rtgate}")
+export RTGATE=$rtgate
 
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -46,34 +49,29 @@ module=$("$here/stall/build.sh" "$release" "$out/module")
 
 # boot NAME [SETUP]: one boot running the selection into OUT/NAME.json (SETUP first, in the guest).
 boot() {
-  local name=$1 setup=${2:-true} job="$out/job-$1"
-  [ -s "$out/$name.json" ] && return 0
-  mkdir -p "$job"
-  local cmd
-  cmd="$setup && $rtgate run ${run_args[*]} --no-progress -o $job/result.json"
-  "$here/board.sh" --kernel "$kernel" --accel "$accel" --out "$job" --timeout 1200 \
-    -- sh -c "$cmd" > "$out/$name.log" 2>&1 || true
-  # The guest wrote into its job folder: copy the result out as a plain file, never a link.
-  [ -f "$job/result.json" ] && [ ! -L "$job/result.json" ] ||
-    { echo "stall-gate.sh: $name left no result (see $out/$name.log)" >&2; exit 1; }
-  cp --no-dereference "$job/result.json" "$out/$name.json"
+  "$here/boot-result.sh" "$out/$1.json" --kernel "$kernel" --accel "$accel" \
+    --setup "${2:-true}" -- "${run_args[@]}" || exit 1
 }
 
 insmod="insmod $module hold_us=$hold period_ms=$period mode=$mode cpu=$cpu"
-printf 'pair\taa\tstall\n' > "$out/summary.tsv"
+# The stall's boots are named by its parameters, so that runs with other --hold-us (a
+# sensitivity sweep) share the same baseline and A/A boots in one --out.
+stall="stall-$mode-${hold}us-${period}ms-cpu$cpu"
+summary="$out/summary-$stall.tsv"
+printf 'pair\taa\tstall\n' > "$summary"
 for ((p = 1; p <= pairs; p++)); do
   boot "p$p-base"
   boot "p$p-aa"
-  boot "p$p-stall" "$insmod"
+  boot "p$p-$stall" "$insmod"
   set +e
   "$rtgate" gate "$out/p$p-base.json" "$out/p$p-aa.json" > "$out/p$p-aa.txt" 2>&1
   aa=$?
-  "$rtgate" gate "$out/p$p-base.json" "$out/p$p-stall.json" > "$out/p$p-stall.txt" 2>&1
+  "$rtgate" gate "$out/p$p-base.json" "$out/p$p-$stall.json" > "$out/p$p-$stall.txt" 2>&1
   st=$?
   set -e
-  printf '%s\t%s\t%s\n' "$p" "$aa" "$st" | tee -a "$out/summary.tsv"
+  printf '%s\t%s\t%s\n' "$p" "$aa" "$st" | tee -a "$summary"
 done
 awk -F'\t' 'NR > 1 { aa[$2]++; st[$3]++; n++ }
   END { printf "A/A pairs: %d; exit 0: %d, 1: %d, 3: %d\n", n, aa[0], aa[1], aa[3];
         printf "stall pairs: %d; exit 0: %d, 1: %d, 3: %d\n", n, st[0], st[1], st[3] }' \
-  "$out/summary.tsv"
+  "$summary"
