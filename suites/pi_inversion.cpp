@@ -52,6 +52,7 @@ bool pi_applies(const LockInfo& l, const Mode& m) {
 
 struct Outcome {
   bool failed = false, not_engaged = false, undecided = false;
+  std::string error;  // the first case that could not run: not a verdict on any lock
 };
 
 // The scenario CPU's steal, read before and after each round.
@@ -133,7 +134,7 @@ std::string verdict_of(const Tally& t, bool expect_pi, Outcome* out) {
   // 90%: one round lost to a stall of the conductor is not a broken scenario; more is.
   const bool engaged = t.rounds > 0 && 10 * t.waits.count() >= 9 * t.rounds;
   if (!t.error.empty()) {
-    out->failed = true;
+    if (out->error.empty()) out->error = t.error;
     return "error: " + t.error;
   }
   if (!engaged) {
@@ -207,6 +208,11 @@ rtgate::Case run_case(const LockInfo& info, const Mode& mode, const rtgate::Para
 }
 
 rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
+  if (rtgate::rt::allowed_cpus().size() < 2) {
+    return rtgate::SuiteResult::ended(
+        rtgate::SuiteStatus::kSkipped,
+        "needs two CPUs (one for the scenario, one for the conductor); this process may use one");
+  }
   rtgate::SuiteResult result;
   const auto sel = rtgate::locks::select_locks(p.get_string("locks"));
   Outcome out;
@@ -228,6 +234,9 @@ rtgate::SuiteResult run(const rtgate::Params& p, rtgate::RunContext& ctx) {
   if (out.failed) {
     result.status = rtgate::SuiteStatus::kFailed;
     result.reason = "a PI lock showed priority inversion (see the cases' verdict labels)";
+  } else if (!out.error.empty()) {
+    result.status = rtgate::SuiteStatus::kError;
+    result.reason = "a case could not run: " + out.error + " (see the cases' verdict labels)";
   } else if (out.not_engaged) {
     result.status = rtgate::SuiteStatus::kError;
     result.reason =

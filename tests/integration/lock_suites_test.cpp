@@ -1,6 +1,7 @@
 // The lock suites end to end: pi.inversion's verdicts, pi.stress's deadlock detection,
 // lock.latency and lock.throughput producing data, and their parameter validation.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -39,6 +40,25 @@ TEST(LockSuites, PiInversionPassesPiLocksAndShowsInversionForControls) {
   // pi_mutex, pthread_mutex_pi, pi_rw_sem x 2 modes are PI; futex_mutex, pthread_rwlock x 2 not.
   EXPECT_EQ(bounded, 4);
   EXPECT_EQ(controls, 3);
+}
+
+// One CPU (a one-vCPU board): the scenario needs a second for its conductor. The suite says so
+// as a skip, never as a lock that showed inversion.
+TEST(LockSuites, PiInversionOnOneCpuIsSkippedWithItsReason) {
+  cpu_set_t all;
+  ASSERT_EQ(sched_getaffinity(0, sizeof all, &all), 0);
+  int first = 0;
+  while (!CPU_ISSET(first, &all)) ++first;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);  // rtgate inherits it
+  const auto doc = run_json({"run", "pi.inversion", "-p", "rounds=1"}, 0);
+  ASSERT_EQ(sched_setaffinity(0, sizeof all, &all), 0);
+  const auto& suite = doc["suites"][0];
+  EXPECT_EQ(suite["status"], "skipped") << suite["reason"];
+  EXPECT_NE(suite["reason"].get<std::string>().find("needs two CPUs"), std::string::npos)
+      << suite["reason"];
 }
 
 TEST(LockSuites, PiStressRunsWithPiAndDetectsDeadlockWithout) {
