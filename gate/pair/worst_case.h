@@ -8,7 +8,8 @@
 //                        as at least its floor). The factor is LKP's x3 on bare metal and on the
 //                        deterministic board, x8 on a VM or an emulated board (board_class.h;
 //                        gate/README.md has the A/A rates that set them). Current needs the
-//                        policy's gross_min_runs runs, so that one burst decides nothing.
+//                        policy's gross_min_runs runs, so that one burst decides nothing; of 5
+//                        or more, one may fall short (a periodic stall can miss a whole run).
 //   shown_not_worse()    what "improved" and "unchanged" need of a worst-case statistic (the
 //                        per-run max, an event rate): its interval's upper end inside the floor.
 //   hold_for_case_counts()  the same across a case's metrics: a latency metric is not improved
