@@ -43,10 +43,11 @@ done
 [ -n "$good" ] && [ -n "$bad" ] || usage "--good and --bad are required"
 [ $# -gt 0 ] || usage "no selection after --"
 run_args=("$@")
-export RTGATE
-RTGATE=$(realpath "${RTGATE:-$repo/build/rtgate}")
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+# A copy in OUT, so that a rebuild on the host during the bisect cannot change it under a board.
+cp "$(realpath "${RTGATE:-$repo/build/rtgate}")" "$out/rtgate"
+export RTGATE=$out/rtgate
 
 # The releases of good's flavour in the apt lists, by version: "6.1.0-47-rt", "6.12.107+deb12-rt".
 apt_releases() {

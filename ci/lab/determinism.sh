@@ -27,6 +27,10 @@ done
 run_args=("$@")
 [ ${#run_args[@]} -gt 0 ] || run_args=('*' --runs 3 --duration 1)
 mkdir -p "$out"
+# A copy in OUT, so that a rebuild on the host during the boots cannot change it under a board.
+cp "$(realpath "${RTGATE:-$here/../../build/rtgate}")" "$out/rtgate"
+export RTGATE
+RTGATE=$(realpath "$out/rtgate")
 for ((i = 1; i <= boots; i++)); do
   start=$(date +%s)
   "$here/boot-result.sh" "$out/b$i.json" --kernel "$kernel" --accel icount --smp "$smp" \
