@@ -13,6 +13,10 @@ the run; this test checks what the dispatcher logged:
   - no qemu is left.
 
   lava_dispatcher_test.py --rtgate BUILD/rtgate --source-dir SRC [--kernel 6.1.0-53-rt]
+                          [--accel tcg|icount]
+
+With --accel icount the device is the deterministic board (time counted in instructions, one
+vCPU; about 25 s), and the result must say so: board class "deterministic".
 
 Selection cyclic, DURATION 3, RUNS 1: about 55 s on an idle 2-core machine under TCG (boot 15 s,
 the test shell 35 s: every sh, python3 and lava-test-case start is emulated), up to 2 min when
@@ -43,6 +47,7 @@ def main():
     ap.add_argument("--source-dir", required=True)
     ap.add_argument("--kernel", default="6.1.0-53-rt")
     ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--accel", choices=("tcg", "icount"), default="tcg")
     args = ap.parse_args()
     try:
         import yaml  # noqa: F401  (lava-lab.py needs it)
@@ -55,7 +60,7 @@ def main():
         cmd = [sys.executable, os.path.join(src, "ci/lava/lab/lava-lab.py"),
                "--kernel", args.kernel, "--out", out, "--rtgate", os.path.abspath(args.rtgate),
                "--selection", "cyclic", "--duration", "3", "--runs", "1",
-               "--timeout", str(args.timeout)]
+               "--timeout", str(args.timeout), "--accel", args.accel]
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout + 600)
         sys.stdout.write(p.stdout)
         sys.stdout.write(p.stderr)
@@ -79,6 +84,9 @@ def main():
         check(env.get("kernel_release") == release and env.get("hostname") == "rtgate-lava",
               f"the result is not the board's: {env.get('kernel_release')} on "
               f"{env.get('hostname')}, booted {release}")
+        want = "deterministic" if args.accel == "icount" else None
+        check(want is None or env.get("board_class") == want,
+              f"board class {env.get('board_class')!r} on the {args.accel} device")
 
         cases = res["cases"]
         check("rtgate-gate" in cases, f"no rtgate-gate case recorded: {sorted(cases)}")

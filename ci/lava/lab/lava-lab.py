@@ -3,6 +3,7 @@
 
   ci/lava/lab/lava-lab.py [--kernel 6.1.0-53-rt] [--out DIR] [--selection cyclic]
                           [--duration 3] [--runs 1] [--param KEY=VALUE]... [--timeout 300]
+                          [--accel tcg|icount]
 
 What it does, in order:
   1. ci/lab/board.sh --kernel K --fetch-only: Debian's kernel package (apt-get download, cached)
@@ -109,10 +110,20 @@ def snapshot(dest):
     return len(files)
 
 
-def render_device(out, share):
+# The deterministic board is the same qemu device with time counted in instructions (as
+# board.sh --accel icount): these options replace the TCG board's. One vCPU, since more hang at
+# boot under icount.
+ICOUNT_OPTIONS = {"-accel tcg": ["-accel tcg", "-icount shift=1,sleep=off"], "-smp 2": ["-smp 1"]}
+
+
+def render_device(out, share, accel):
     with open(os.path.join(HERE, "device.yaml"), encoding="utf-8") as f:
         device = yaml.safe_load(f)
-    options = device["actions"]["boot"]["methods"]["qemu"]["parameters"]["options"]
+    params = device["actions"]["boot"]["methods"]["qemu"]["parameters"]
+    if accel == "icount":
+        params["options"] = [o for opt in params["options"]
+                             for o in ICOUNT_OPTIONS.get(opt, [opt])]
+    options = params["options"]
     options += [f"-pidfile {out}/qemu.pid",
                 f"-virtfs local,path={share},mount_tag=out,security_model=none,multidevs=remap"]
     path = os.path.join(out, "device.yaml")
@@ -121,7 +132,7 @@ def render_device(out, share):
     return path
 
 
-def render_job(out, share, vmlinuz, initrd, repo, params):
+def render_job(out, share, vmlinuz, initrd, repo, params, accel):
     with open(os.path.join(HERE, "job-lab.yaml"), encoding="utf-8") as f:
         job = yaml.safe_load(f)
     deploy = next(a["deploy"] for a in job["actions"] if "deploy" in a)
@@ -130,8 +141,11 @@ def render_job(out, share, vmlinuz, initrd, repo, params):
     arg = kernel["image_arg"]
     if "rtgate_lab.shell=1" not in arg:
         raise SystemExit("job-lab.yaml: the kernel's image_arg lacks rtgate_lab.shell=1")
+    # rtgate_lab.clock=icount1 is how results learn that their time is instructions' (the board
+    # class "deterministic").
+    clock = " rtgate_lab.clock=icount1" if accel == "icount" else ""
     kernel["image_arg"] = arg.replace("rtgate_lab.shell=1",
-                                      f"rtgate_lab.shell=1 rtgate_lab.out={share}")
+                                      f"rtgate_lab.shell=1 rtgate_lab.out={share}{clock}")
     test = next(a["test"] for a in job["actions"] if "test" in a)
     definition = test["definitions"][0]
     definition["repository"] = "file://" + repo
@@ -236,6 +250,8 @@ def main():
                     help="another parameter of ci/lava/rtgate.yaml (repeatable)")
     ap.add_argument("--job-id", type=int, default=os.getpid())
     ap.add_argument("--timeout", type=int, default=300, help="seconds for lava-run (300)")
+    ap.add_argument("--accel", choices=("tcg", "icount"), default="tcg",
+                    help="icount: the deterministic board (time counted in instructions)")
     args = ap.parse_args()
 
     for tool in ("lava-run", "qemu-system-x86_64", "git"):
@@ -274,8 +290,8 @@ def main():
             say(f"--param {kv}: KEY=VALUE")
             return 2
         params[key] = value
-    device = render_device(out, share)
-    job = render_job(out, share, vmlinuz, initrd, os.path.join(out, "repo"), params)
+    device = render_device(out, share, args.accel)
+    job = render_job(out, share, vmlinuz, initrd, os.path.join(out, "repo"), params, args.accel)
     say(f"{release}; the checkout's {count} files as the test repository; output in {out}")
 
     code, timed_out, log = run_dispatcher(out, device, job, args.job_id, args.timeout)
