@@ -33,15 +33,16 @@ std::vector<double> run_counts(const std::vector<const Metric*>& sessions) {
 // time is counted in instructions), and one run alone is no session's noise either.
 std::size_t runs_spared(std::size_t runs) { return runs >= 5 ? 1 : 0; }
 
-// The value every current run but the spared ones reaches (the spared + 1-th lowest), and how
-// the reason names those runs.
+// The lowest current run the rule counts, and how the reason names the runs: every run's when
+// all of them are `beyond`, else the lowest but the spared ones.
 struct Counted {
   double value = 0;
   std::string but;  // "" or " but one"
 };
-Counted counted(std::vector<double> c, double threshold) {
+template <class Beyond>
+Counted counted(std::vector<double> c, Beyond beyond) {
   std::sort(c.begin(), c.end());
-  if (c.front() >= threshold) return {c.front(), ""};
+  if (beyond(c.front())) return {c.front(), ""};
   return {c[runs_spared(c.size())], " but one"};
 }
 
@@ -50,8 +51,9 @@ std::optional<Evidence> gross_latency(const std::vector<const Metric*>& base, co
   const std::vector<double> b = run_maxima(base), c = run_maxima({&cur});
   if (b.empty() || c.size() < static_cast<std::size_t>(mp.gross_min_runs)) return std::nullopt;
   const double highest = *std::max_element(b.begin(), b.end());
-  const Counted k = counted(c, std::nextafter(mp.gross_max_factor * highest, INFINITY));
-  if (!(k.value > mp.gross_max_factor * highest)) return std::nullopt;
+  const auto beyond = [&](double v) { return v > mp.gross_max_factor * highest; };
+  const Counted k = counted(c, beyond);
+  if (!beyond(k.value)) return std::nullopt;
   return Evidence{.test = EvidenceTest::kGross,
                   .statistic = "max",
                   .baseline = highest,
@@ -78,8 +80,9 @@ std::optional<Evidence> gross_events(const std::vector<const Metric*>& base, con
   const double highest = *std::max_element(b.begin(), b.end());
   const double least =
       std::max(1.0, mp.gross_max_factor * std::max(highest, mp.count_floor_per_run));
-  const Counted k = counted(c, least);
-  if (!(k.value >= least)) return std::nullopt;
+  const auto beyond = [&](double v) { return v >= least; };
+  const Counted k = counted(c, beyond);
+  if (!beyond(k.value)) return std::nullopt;
   const std::string before = highest > 0
                                  ? "at most " + fmt::num(highest) + " in each of the baseline's "
                                  : "none in any of the baseline's ";
