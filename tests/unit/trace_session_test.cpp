@@ -109,7 +109,11 @@ TEST(TraceSession, AnInstanceOfADeadProcessIsRemovedAtTheNextStart) {
   kill(child, SIGKILL);
   waitpid(child, nullptr, 0);
   EXPECT_TRUE(listed(left)) << "SIGKILL runs no destructor";
-  EXPECT_GE(remove_stale_instances(), 1);
+  // A test running beside this one (ctest -j) may start a session and remove it first: the
+  // count is this call's, the instance's absence is what any start must leave.
+  const bool raced = !listed(left);
+  const int removed = remove_stale_instances();
+  EXPECT_TRUE(raced || removed >= 1) << removed;
   EXPECT_FALSE(listed(left));
 }
 
