@@ -47,7 +47,8 @@ void add_describe(CLI::App& app, int& exit_code) {
                                  {"unit", p.unit},
                                  {"help", p.help}});
       }
-      std::printf("%s\n", out.dump(2).c_str());
+      std::printf("%s\n",
+                  out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
       return;
     }
     std::string tags;

@@ -38,7 +38,8 @@ void add_env(CLI::App& app, int& exit_code) {
     if (*json) {
       auto out = to_json(probe)["environment"];
       out["readiness"] = readiness_json(r);
-      std::printf("%s\n", out.dump(2).c_str());
+      std::printf("%s\n",
+                  out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
       return;
     }
     const Environment& e = probe.environment;

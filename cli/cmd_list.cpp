@@ -29,7 +29,8 @@ void add_list(CLI::App& app, int& exit_code) {
       for (const auto* d : s.suites) {
         out.push_back({{"name", d->name.value}, {"tags", d->tags}, {"summary", d->summary}});
       }
-      std::printf("%s\n", out.dump(2).c_str());
+      std::printf("%s\n",
+                  out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
       return;
     }
     for (const auto* d : s.suites) {

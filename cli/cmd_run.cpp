@@ -177,6 +177,9 @@ int gate_result(const RunCmdArgs& args, const GateSide& g,
 
 int run_command(const RunCmdArgs& args) {
   const std::int64_t started = monotonic_ns();
+  // From the start: a signal while the run is prepared ends it before it measures, with a result
+  // that says so, and the 30 s bound on a shutdown holds from the first signal on.
+  const std::atomic<bool>& interrupt = install_interrupt_handler();
   const RunArgs& a = args.run;
   Prepared p;
   if (int rc = prepare(a, &p); rc != kExitOk) return rc;
@@ -190,13 +193,13 @@ int run_command(const RunCmdArgs& args) {
     choose_thresholds(*g.baseline, p);
   if (args.dry_run) return print_plan(args, p);
 
-  const std::atomic<bool>& interrupt = install_interrupt_handler();
   // A device, FIFO or stdout gets the JSON once, at the end: its reader would see every save.
   const bool json_streamed = !a.output.empty() && output_is_stream(a.output);
   std::vector<std::string> write_errors;
   // Only the last save's failures count: each save rewrites every file.
   const auto save = [&](const RunReport& report, bool final) {
     write_errors = save_result(a, report, final || !json_streamed);
+    if (write_errors.empty() && (final || !json_streamed)) note_result_saved();
   };
   const auto save_partial = [&](const RunReport& report) { save(report, false); };
   RunOutcome out = run_suites(p.selection, opt, interrupt, save_partial);

@@ -1,11 +1,21 @@
 #include "exporters/markup_escape.h"
 
+#include "base/text/utf8.h"
+
 namespace rtgate {
 
-std::string markup_escape(std::string_view s) {
+std::string markup_escape(std::string_view raw) {
+  const std::string s = text::to_valid_utf8(raw);
   std::string out;
   out.reserve(s.size());
-  for (const char c : s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    // U+FFFE and U+FFFF (EF BF BE, EF BF BF) are outside XML's Char range.
+    if (c == '\xEF' && i + 2 < s.size() && s[i + 1] == '\xBF' &&
+        (s[i + 2] == '\xBE' || s[i + 2] == '\xBF')) {
+      i += 2;
+      continue;
+    }
     switch (c) {
       case '&':
         out += "&amp;";

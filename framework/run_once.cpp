@@ -13,6 +13,7 @@
 #include "framework/progress.h"
 #include "framework/rt/housekeeping.h"
 #include "framework/rt/thread_failures.h"
+#include "framework/signals.h"
 #include "framework/watchdog.h"
 
 namespace rtgate {
@@ -165,7 +166,7 @@ class OneRun {
         state_->ctx.request_stop();
       }
       if (state_->ctx.stop_requested() && stop_seen_at == 0) stop_seen_at = now;
-      if (stop_seen_at != 0 && now - stop_seen_at > kGraceNs) return false;
+      if (stop_seen_at != 0 && (now - stop_seen_at > kGraceNs || shutdown_hurried())) return false;
       progress.tick();
     }
     return true;

@@ -14,11 +14,17 @@ using Put = std::function<void(const std::string&)>;
 
 // v.dump(indent) as it reads `depth` levels down (JSON strings hold no raw newline, so every
 // newline of the dump is indentation); indent < 0: compact, v.dump().
+// Invalid UTF-8 in a string (a name that was not made valid where it entered) comes out as
+// U+FFFD instead of throwing: the document stays valid and the result is written.
+inline std::string dump_valid(const nlohmann::ordered_json& v, int indent = -1) {
+  return v.dump(indent, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 inline std::string dump_at(const nlohmann::ordered_json& v, int indent, int depth) {
-  if (indent < 0) return v.dump();
+  if (indent < 0) return dump_valid(v);
   const std::string pad(static_cast<std::size_t>(indent * depth), ' ');
   std::string out;
-  for (const char c : v.dump(indent)) {
+  for (const char c : dump_valid(v, indent)) {
     out += c;
     if (c == '\n') out += pad;
   }
@@ -40,7 +46,7 @@ void put_object(const nlohmann::ordered_json& obj, std::string_view streamed, in
   put("{" + nl);
   bool first = true;
   for (const auto& [key, value] : obj.items()) {
-    put((first ? "" : "," + nl) + inner + nlohmann::ordered_json(key).dump() +
+    put((first ? "" : "," + nl) + inner + dump_valid(nlohmann::ordered_json(key)) +
         (compact ? ":" : ": "));
     first = false;
     if (key != streamed) {

@@ -3,8 +3,8 @@
 #include <type_traits>
 
 #include "base/io/output_file.h"
-#include "results/gzip_codec.h"
 #include "results/board_class.h"
+#include "results/gzip_codec.h"
 #include "results/json_stream.h"
 #include "results/result_json.h"
 #include "results/trace_json.h"
@@ -289,7 +289,7 @@ void put_json_text(const RunReport& report, const json_stream::Put& put) {
                  [&](const auto& next_case) {
                    for (const Case& c : s.cases) {
                      next_case();
-                     put(case_json(c).dump());
+                     put(json_stream::dump_valid(case_json(c)));
                    }
                  });
     }

@@ -5,20 +5,28 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 namespace rtgate {
 namespace {
 
-// Beside the target, so that the rename stays within one file system.
-std::string temp_path_for(const std::string& path) {
-  return path + ".tmp." + std::to_string(getpid());
-}
-
 std::string dir_of(const std::string& path) {
   const std::size_t slash = path.rfind('/');
   if (slash == std::string::npos) return ".";
   return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// Creates the temporary file beside the target (the rename stays within one file system), under
+// a name nobody can guess: mkostemp opens it O_CREAT|O_EXCL, so whatever another user planted
+// there in advance (a symlink, a hard link to their file, a FIFO) is never opened, and a name
+// that is taken is simply retried. Returns the fd (mode 0600 until fchmod) or -1 with errno.
+int create_temp(const std::string& path, std::string& tmp) {
+  const std::size_t slash = path.rfind('/');
+  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  tmp = dir + "." + base.substr(0, 200) + ".XXXXXX";
+  return ::mkostemp(tmp.data(), O_CLOEXEC);
 }
 
 std::string err(const std::string& what, const std::string& path, int e) {
@@ -48,13 +56,13 @@ std::string write_file_atomically(const std::string& path, const std::string& co
 
 std::string write_file_atomically(const std::string& path,
                                   std::span<const std::string_view> pieces) {
-  const std::string tmp = temp_path_for(path);
+  // A new file is 0644; a replaced one keeps its bits, except set-id ones: a result is data.
   mode_t mode = 0644;
-  if (struct stat old{}; ::stat(path.c_str(), &old) == 0 && S_ISREG(old.st_mode)) {
-    mode = old.st_mode & 07777;
+  if (struct stat old{}; ::lstat(path.c_str(), &old) == 0 && S_ISREG(old.st_mode)) {
+    mode = old.st_mode & 0777;
   }
-  // O_NOFOLLOW: a symlink planted at the temporary name is not followed.
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
+  std::string tmp;
+  const int fd = create_temp(path, tmp);
   if (fd < 0) return err("write", path, errno);
   const auto fail = [&](int e) {
     ::close(fd);
@@ -83,8 +91,8 @@ std::string write_file_atomically(const std::string& path,
 }
 
 std::string check_atomically_writable(const std::string& path, const std::string& shown) {
-  const std::string tmp = temp_path_for(path);
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  std::string tmp;
+  const int fd = create_temp(path, tmp);
   if (fd < 0) return err("write", shown, errno);
   ::close(fd);
   ::unlink(tmp.c_str());

@@ -54,6 +54,38 @@ OutputTarget resolve_missing(const std::string& path) {
   return invalid(quoted(path) + ": too many levels of symbolic links");
 }
 
+// Opens a device or FIFO for writing (no O_TRUNC: neither has anything to truncate). A FIFO
+// is opened without blocking, retried while its reader may still be coming: a FIFO nobody reads,
+// planted where a result goes, must not hang the writer in open(), deaf to signals. Returns the
+// fd in blocking mode, or -1 with errno (ENXIO: no reader came).
+int open_stream(const std::string& path) {
+  constexpr int kTries = 100;  // 2 s in 20 ms steps
+  for (int i = 0;; ++i) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+    if (fd >= 0) {
+      ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+      return fd;
+    }
+    if (errno != ENXIO || i + 1 == kTries) return -1;
+    ::usleep(20'000);
+  }
+}
+
+// The output's node would not take the content (a FIFO without a reader): the content goes to a
+// new regular file beside it instead, and the message says where, so nothing measured is lost.
+std::string write_elsewhere(const std::string& shown, const std::string& node,
+                            std::span<const std::string_view> pieces) {
+  std::string other = node + ".XXXXXX";
+  const int fd = ::mkostemp(other.data(), O_CLOEXEC);
+  if (fd < 0) return "cannot write " + quoted(shown) + ": no reader, and no file beside it";
+  int e = ::fchmod(fd, 0644) == 0 ? write_pieces(fd, pieces) : errno;
+  if (::close(fd) != 0 && e == 0) e = errno;
+  if (e != 0)
+    return "cannot write " + quoted(shown) + " nor " + quoted(other) + ": " + std::strerror(e);
+  return quoted(shown) + " is a FIFO that nobody read for 2 s: written to " + quoted(other) +
+         " instead";
+}
+
 }  // namespace
 
 OutputTarget resolve_output(const std::string& path) {
@@ -105,8 +137,8 @@ std::string write_output(const std::string& path, std::span<const std::string_vi
     const int e = write_pieces(t.fd, pieces);
     return e == 0 ? "" : "cannot write " + quoted(path) + ": " + std::strerror(e);
   }
-  // No O_TRUNC: a device or FIFO has nothing to truncate. Opening a FIFO waits for its reader.
-  const int fd = ::open(t.path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+  const int fd = open_stream(t.path);
+  if (fd < 0 && errno == ENXIO) return write_elsewhere(path, t.path, pieces);
   if (fd < 0) return "cannot write " + quoted(path) + ": " + std::strerror(errno);
   int e = write_pieces(fd, pieces);
   if (::close(fd) != 0 && e == 0) e = errno;

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 
+#include "base/text/utf8.h"
+
 namespace rtgate::prom {
 namespace {
 
@@ -26,8 +28,10 @@ void append_number(std::string& out, std::uint64_t v) {
 
 // Backslash and line feed escaped, and in a label value (quoted) the double quote too: the
 // format's two escapings, of HELP text and of label values.
-void append_escaped(std::string& out, const std::string& v, bool quoted) {
-  for (const char c : v) {
+// Bytes that are not UTF-8 (the exposition format is UTF-8) come out as \xNN, whose backslash
+// is then escaped like any other.
+void append_escaped(std::string& out, const std::string& raw, bool quoted) {
+  for (const char c : text::to_valid_utf8(raw)) {
     if (c == '\\') {
       out += "\\\\";
     } else if (c == '\n') {

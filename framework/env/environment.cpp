@@ -19,6 +19,7 @@
 
 #include "base/io/proc_files.h"
 #include "base/text/strings.h"
+#include "base/text/utf8.h"
 #include "framework/env/hypervisor_cpuid.h"
 #include "framework/env/kernel_config.h"
 #include "framework/rt/cpu_list.h"
@@ -204,6 +205,16 @@ std::int64_t meminfo_kb(std::string_view meminfo, std::string_view key) {
   }
 }
 
+// The kernel's strings are bytes (a host name or a command line may hold any): valid UTF-8 from
+// here on, so that every format can carry them.
+void make_names_valid(Environment& env) {
+  for (std::string* s : {&env.hostname, &env.kernel_release, &env.kernel_version, &env.machine,
+                         &env.cmdline, &env.cpu_model, &env.isolated_cpus, &env.nohz_full,
+                         &env.clocksource, &env.governors, &env.smt, &env.boot_id}) {
+    *s = text::to_valid_utf8(*s);
+  }
+}
+
 }  // namespace
 
 Environment capture_environment() {
@@ -247,6 +258,7 @@ Environment capture_environment() {
   } catch (...) {
     // Only allocation can throw above; a partial environment is still worth reporting.
   }
+  make_names_valid(env);
   return env;
 }
 

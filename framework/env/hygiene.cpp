@@ -18,6 +18,7 @@
 
 #include "base/io/proc_files.h"
 #include "base/text/sched_policy.h"
+#include "base/text/utf8.h"
 #include "framework/env/cpu_steal.h"
 
 namespace rtgate {
@@ -71,7 +72,7 @@ std::optional<TaskStat> parse_task_stat(std::string_view line) {
   auto field = [&](int number) { return fields[static_cast<std::size_t>(number - 3)]; };
   if (fields.size() < 41 - 2) return std::nullopt;
   TaskStat st;
-  st.comm = std::string(line.substr(open + 1, close - open - 1));
+  st.comm = text::to_valid_utf8(line.substr(open + 1, close - open - 1));
   if (!parse_number(field(9), st.flags) || !parse_number(field(14), st.utime) ||
       !parse_number(field(15), st.stime) || !parse_number(field(40), st.rt_priority) ||
       !parse_number(field(41), st.policy)) {

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <string_view>
 
+#include "base/text/utf8.h"
+
 namespace rtgate::trace {
 namespace {
 
@@ -18,7 +20,7 @@ std::uint64_t number(tep_format_field* f, const tep_record* r) {
 std::string chars(tep_format_field* f, const tep_record* r) {
   if (f == nullptr || f->offset + f->size > r->size) return {};
   const char* p = static_cast<const char*>(r->data) + f->offset;
-  return {p, strnlen(p, static_cast<std::size_t>(f->size))};
+  return text::to_valid_utf8({p, strnlen(p, static_cast<std::size_t>(f->size))});
 }
 
 // A __data_loc or trailing char[] field (irq name, marker text): located through libtraceevent.
@@ -37,7 +39,7 @@ std::string dynamic_string(tep_format_field* f, tep_record* r) {
   if (offset >= static_cast<unsigned>(r->size)) return {};
   size = std::min(size, static_cast<unsigned>(r->size) - offset);
   const char* p = static_cast<const char*>(r->data) + offset;
-  return {p, strnlen(p, size)};
+  return text::to_valid_utf8({p, strnlen(p, size)});
 }
 
 struct Known {

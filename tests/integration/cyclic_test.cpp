@@ -15,7 +15,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "base/text/utf8.h"
 #include "framework/rt/rt_checks.h"
+#include "tests/integration/fs_fixtures.h"
 #include "tests/integration/process.h"
 #include "tests/integration/result_json.h"
 
@@ -133,10 +135,10 @@ TEST(Cyclic, SigintEndsWithin1sWithPartialResults) {
 // (3 ms on, 47 ms off) so RT throttling never hides it.
 class ForeignSpinner {
  public:
-  explicit ForeignSpinner(int cpu) {
+  explicit ForeignSpinner(int cpu, const char* comm = "rtg-spinner") {
     pid_ = fork();
     if (pid_ != 0) return;
-    prctl(PR_SET_NAME, "rtg-spinner");
+    prctl(PR_SET_NAME, comm);
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
@@ -161,6 +163,34 @@ class ForeignSpinner {
  private:
   pid_t pid_;
 };
+
+// A thread's name is any bytes: one that is not UTF-8 is kept, escaped, in every output.
+TEST(Cyclic, AForeignThreadNamedInBytesThatAreNotUtf8IsKeptEscaped) {
+  SKIP_WITHOUT_FIFO();
+  const int cpu = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)) - 1;
+  TempDir dir;
+  ProcessResult r;
+  {
+    ForeignSpinner spinner(cpu, "\xff\xfe<&");
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    r = run_rtgate({"run", "cyclic", "--duration", "1", "-o", dir.file("r.json"), "--junit",
+                    dir.file("j.xml"), "--report", dir.file("r.html"), "--textfile", dir.path()});
+  }
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto doc = load_json(dir.file("r.json"));
+  bool named = false;
+  for (const auto& t : doc["suites"][0]["hygiene"]["foreign_rt_threads"]) {
+    named = named || t["comm"] == "\\xff\\xfe<&";
+  }
+  EXPECT_TRUE(named) << doc["suites"][0]["hygiene"].dump();
+  for (const std::string f : {"j.xml", "r.html", "rtgate.prom"}) {
+    const std::string text = read_all(dir.file(f));
+    EXPECT_TRUE(text::is_valid_utf8(text)) << f;
+    if (f != "rtgate.prom") {
+      EXPECT_NE(text.find("\\xff\\xfe&lt;&amp;"), std::string::npos) << f;
+    }
+  }
+}
 
 TEST(Cyclic, ForeignFifoSpinnerContaminatesItsCpuAndCausesMissedPeriods) {
   SKIP_WITHOUT_FIFO();

@@ -60,6 +60,52 @@ TEST(FaultInjection, SigtermAndSighupLeavePartialJsonMarkedIncomplete) {
   }
 }
 
+// What timeout(1) and CI runners do: a TERM to the process, then more to it or to its whole
+// group while it shuts down. At start-up (the run still being prepared) and while measuring, the
+// bursts go on past the write: the first begins the shutdown, none of the others cuts it short.
+TEST(FaultInjection, TermBurstsToTheProcessOrItsGroupNeverCutTheShutdownShort) {
+  SKIP_WITHOUT_FIFO();
+  for (const double at : {0.3, 1.5}) {
+    for (const bool group : {false, true}) {
+      TempDir dir;
+      const auto burst = [at, group](pid_t pid) {
+        std::this_thread::sleep_for(std::chrono::duration<double>(at));
+        for (int i = 0; i < 60; ++i) {
+          if (kill(group ? -pid : pid, SIGTERM) != 0) break;  // it has exited
+          std::this_thread::sleep_for(std::chrono::milliseconds(25));
+        }
+      };
+      const auto r = run_rtgate({"run", "cyclic", "--duration", "30", "-o", dir.file("r.json")},
+                                {.own_process_group = true, .timeout_s = 40, .on_start = burst});
+      const std::string where = (group ? "group, " : "process, ") + std::to_string(at) + " s";
+      EXPECT_EQ(r.exit_code, 130) << where << ": " << r.err;
+      EXPECT_LT(r.seconds, 10.0) << where;
+      const auto doc = nlohmann::json::parse(read_all(dir.file("r.json")), nullptr, false);
+      ASSERT_FALSE(doc.is_discarded()) << where << ": no JSON";
+      EXPECT_FALSE(doc["complete"].get<bool>()) << where;
+    }
+  }
+}
+
+// A second ^C ends the shutdown early, but not before a result is on disk.
+TEST(FaultInjection, SecondSigintEndsEarlyAndStillLeavesAValidFile) {
+  SKIP_WITHOUT_FIFO();
+  TempDir dir;
+  const auto twice = [](pid_t pid) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    kill(pid, SIGINT);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    kill(pid, SIGINT);
+  };
+  const auto r = run_rtgate({"run", "cyclic", "--duration", "30", "-o", dir.file("r.json")},
+                            {.timeout_s = 40, .on_start = twice});
+  EXPECT_EQ(r.exit_code, 130) << r.err;
+  EXPECT_LT(r.seconds, 8.0);
+  const auto doc = nlohmann::json::parse(read_all(dir.file("r.json")), nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << "no JSON";
+  EXPECT_FALSE(doc["complete"].get<bool>());
+}
+
 TEST(FaultInjection, FullDiskIsAOneLineErrorAndKeepsThePreviousFile) {
   SKIP_WITHOUT_FIFO();
   TempDir dir;

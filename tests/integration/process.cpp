@@ -2,8 +2,8 @@
 
 #include <fcntl.h>
 #include <grp.h>
-#include <signal.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -81,6 +81,7 @@ ProcessResult run_rtgate(const std::vector<std::string>& args, const ProcessOpti
       const rlimit lim{.rlim_cur = value, .rlim_max = value};
       if (setrlimit(static_cast<__rlimit_resource>(resource), &lim) != 0) _exit(124);
     }
+    if (opt.own_process_group) setpgid(0, 0);
     if (opt.as_nobody && (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0)) {
       _exit(126);
     }
@@ -93,6 +94,7 @@ ProcessResult run_rtgate(const std::vector<std::string>& args, const ProcessOpti
     execv(binary.c_str(), argv.data());
     _exit(127);
   }
+  if (opt.own_process_group) setpgid(pid, pid);  // before on_start's kill(-pid), either way
   if (broken[1] >= 0) close(broken[1]);
   if (opt.on_start) opt.on_start(pid);
   int status = 0;

@@ -18,6 +18,9 @@ struct ProcessResult {
 
 struct ProcessOptions {
   bool as_nobody = false;  // drop to uid/gid 65534 before exec (tests of non-root behaviour)
+  // The child leads a process group of its own (pgid = pid), as a CI job's command does: a
+  // signal to the group (kill(-pid)) then reaches it and not the test.
+  bool own_process_group = false;
   double timeout_s = 120;  // SIGKILL past this
   // Called in the parent once the child runs, with its pid (e.g. to send SIGINT later).
   std::function<void(pid_t)> on_start;

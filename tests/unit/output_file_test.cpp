@@ -8,6 +8,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -177,6 +178,63 @@ TEST_F(OutputFile, FailedAtomicWriteKeepsTheOldFileAndNoTemp) {
   chmod(dir_.c_str(), 0755);
   EXPECT_EQ(read(file("r.json")), "old");
   EXPECT_EQ(entries(), 1u);
+}
+
+// Another user's plants at every name the writer used to predict (OUT.tmp.<pid>): a hard link to
+// their file, a FIFO, a symlink. The result lands whole at OUT, and none of them is touched.
+TEST_F(OutputFile, NamesPlantedBesideTheTargetAreNeverOpened) {
+  std::ofstream(file("victim")) << "theirs";
+  chmod(file("victim").c_str(), 0600);
+  const std::string tmp = file("r.json.tmp." + std::to_string(getpid()));
+  ASSERT_EQ(link(file("victim").c_str(), tmp.c_str()), 0);
+  EXPECT_EQ(write_output(file("r.json"), "result"), "");
+  EXPECT_EQ(read(file("r.json")), "result");
+  EXPECT_EQ(read(file("victim")), "theirs");
+  struct stat st {};
+  ASSERT_EQ(stat(file("victim").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u) << "the linked file's mode is never widened";
+  EXPECT_EQ(st.st_nlink, 2u);
+  ASSERT_EQ(unlink(tmp.c_str()), 0);
+  ASSERT_EQ(mkfifo(tmp.c_str(), 0666), 0);  // opened blocking, it would hang the writer
+  EXPECT_EQ(write_output(file("r.json"), "second"), "");
+  ASSERT_EQ(unlink(tmp.c_str()), 0);
+  ASSERT_EQ(symlink(file("victim").c_str(), tmp.c_str()), 0);
+  EXPECT_EQ(write_output(file("r.json"), "third"), "");
+  EXPECT_EQ(read(file("r.json")), "third");
+  EXPECT_EQ(read(file("victim")), "theirs");
+  EXPECT_EQ(entries(), 3u) << "victim, r.json and the plant: no temp left";
+}
+
+// Two writers of one path at once (two runs with the same -o): each rename is whole.
+TEST_F(OutputFile, ConcurrentWritersOfOnePathNeverMix) {
+  const std::string a(300'000, 'a');
+  const std::string b(300'000, 'b');
+  std::thread other([&] {
+    for (int i = 0; i < 20; ++i) EXPECT_EQ(write_output(file("r.json"), a), "");
+  });
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(write_output(file("r.json"), b), "");
+  other.join();
+  const std::string got = read(file("r.json"));
+  EXPECT_TRUE(got == a || got == b);
+  EXPECT_EQ(entries(), 1u);
+}
+
+// A FIFO with no reader at the target: after a bounded wait the content goes to a new file
+// beside it, and the message names that file.
+TEST_F(OutputFile, FifoWithoutReaderCostsNothingButAFileBesideIt) {
+  ASSERT_EQ(mkfifo(file("r.json").c_str(), 0666), 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string why = write_output(file("r.json"), "kept");
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_GT(secs, 1.5);
+  EXPECT_LT(secs, 10.0);
+  const std::string tail = "' instead";
+  ASSERT_NE(why.find("nobody read"), std::string::npos) << why;
+  const std::size_t at = why.rfind(" to '");
+  ASSERT_NE(at, std::string::npos);
+  const std::string other = why.substr(at + 5, why.size() - at - 5 - tail.size());
+  EXPECT_EQ(other.rfind(file("r.json."), 0), 0u) << other;
+  EXPECT_EQ(read(other), "kept");
 }
 
 }  // namespace

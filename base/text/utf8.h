@@ -1,0 +1,20 @@
+// Names from the kernel (a thread's comm, the host name, the command line, module names) are
+// bytes, not text: any byte but NUL (and '/' in a comm) may be in them. Every format rtgate
+// writes needs valid UTF-8, so such a name is made valid where it enters, keeping what it said.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace rtgate::text {
+
+// True when `s` is well-formed UTF-8 (no overlong forms, surrogates or code points past
+// U+10FFFF).
+bool is_valid_utf8(std::string_view s);
+
+// `s` with every byte that is not part of a well-formed sequence written as the four characters
+// \xNN (lower-case hex), as `ps` and `cat -v` show such names; a valid string comes back
+// unchanged.
+std::string to_valid_utf8(std::string_view s);
+
+}  // namespace rtgate::text
