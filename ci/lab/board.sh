@@ -77,7 +77,7 @@ icount_shift=$(sed -n 's/.*shift=\([0-9a-z]*\).*/\1/p' <<< "$icount_opts")
 [[ "$mem" =~ ^[1-9][0-9]*$ ]] || die "--mem $mem: megabytes, a positive number"
 [[ "$limit" =~ ^[1-9][0-9]*$ ]] || die "--timeout $limit: seconds, a positive number"
 [[ "$guest_host" =~ ^[A-Za-z0-9.-]+$ ]] || die "--hostname $guest_host: letters, digits, . and -"
-for tool in qemu-system-x86_64 dpkg-deb depmod modprobe cpio busybox apt-get; do
+for tool in qemu-system-x86_64 dpkg-deb depmod modprobe cpio busybox apt-get python3; do
   command -v "$tool" > /dev/null || fail "$tool not found (ci/setup.sh installs it)"
 done
 
@@ -193,6 +193,16 @@ if [ "$fetch_only" = 1 ]; then
 fi
 
 # --- one boot -----------------------------------------------------------------------------------
+# A kernel under test is untrusted. What the host reads or writes during a boot (qemu's pid
+# file, the monitor's FIFOs, the console and qemu's log) lives in a folder of its own that the
+# guest never sees, and so does the guest's writable share: a copy of the job folder, whose
+# regular files and folders come back into the job folder once the guest is off, and nothing
+# else (ci/lab/share_sync.py: no links, FIFOs or devices, a bounded size). The scripts around
+# board.sh then never meet a link the guest planted. The share is 9p's mapped-xattr: the guest's
+# owners, modes and device nodes are attributes on the host, never a set-id file or a device.
+# Files the guest wrote are read with guest_file (no link followed, regular files only, bounded);
+# the host writes into the job folder with publish (never through a link).
+ctl=$(mktemp -d "${TMPDIR:-/tmp}/rtgate-board.XXXXXX")
 qpid=""
 cleanup() {
   if [ -n "$qpid" ] && kill -0 "$qpid" 2> /dev/null; then
@@ -200,11 +210,33 @@ cleanup() {
     sleep 1
     kill -9 "$qpid" 2> /dev/null || true
   fi
-  # timeout(1) runs qemu as its child: make sure neither is left.
-  [ -z "${pidfile:-}" ] || { [ -f "$pidfile" ] && kill -9 "$(cat "$pidfile")" 2> /dev/null; } || true
+  # timeout(1) runs qemu as its child: make sure neither is left. The pid file is the host's own,
+  # and only a number is a pid (kill -9 -1 would reach every process).
+  local pid=""
+  [ -f "$ctl/qemu.pid" ] && pid=$(head -c 16 "$ctl/qemu.pid" | tr -dc 0-9)
+  [ -z "$pid" ] || [ "$pid" -le 1 ] || kill -9 "$pid" 2> /dev/null || true
+  rm -rf "$ctl"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+# guest_file PATH [BYTES]: PATH's content when it is a regular file, not a link, in a folder that
+# is not a link either (the guest can replace any of them), cut at BYTES (default 16 MiB).
+guest_file() {
+  local path=$1 max=${2:-16777216}
+  [ -f "$path" ] && [ ! -L "$path" ] && [ ! -L "$(dirname "$path")" ] || return 1
+  dd if="$path" iflag=nofollow,count_bytes count="$max" status=none
+}
+
+# publish SRC DST: the host's file SRC copied to DST in the job folder. Whatever the guest left
+# at DST (a link, a FIFO, a folder) is removed first, and the copy is created anew (noclobber:
+# O_EXCL), so it never lands where a link points. DST's folder must not be a link.
+publish() {
+  local src=$1 dst=$2
+  [ ! -L "$(dirname "$dst")" ] && [ -d "$(dirname "$dst")" ] || return 1
+  rm -rf -- "$dst"
+  (set -C; cat -- "$src" > "$dst")
+}
 
 # boot JOBDIR ACCEL SECONDS: the guest runs JOBDIR/.lab/cmd; returns timeout(1)'s code.
 boot() {
@@ -218,19 +250,21 @@ boot() {
     # timer to end its round-robin slice. Up after boot, with timers running, they do.
     [ "$smp" -gt 1 ] && clock+=" maxcpus=1 rtgate_lab.online=all"
   fi
-  pidfile="$dir/.lab/qemu.pid"
-  rm -f "$pidfile" "$dir/.lab/monitor.in" "$dir/.lab/monitor.out"
-  mkfifo "$dir/.lab/monitor.in" "$dir/.lab/monitor.out"
+  rm -f "$ctl/qemu.pid" "$ctl/monitor.in" "$ctl/monitor.out" "$ctl/console.log"
+  mkfifo -m 600 "$ctl/monitor.in" "$ctl/monitor.out"
+  # The guest gets a copy of the job folder, and what it changed comes back once it is off.
+  rm -rf "$ctl/share"
+  python3 "$here/share_sync.py" copy-in "$dir" "$ctl/share" || fail "cannot copy $dir for the guest"
   # In a subshell whose messages go to the log: a qemu ended by the limit is not our stderr's news.
   (timeout --kill-after=5 "$secs" qemu-system-x86_64 \
     "${accel_args[@]}" -cpu "$cpu" -smp "$smp" -m "$mem" -no-reboot -display none \
-    -monitor "pipe:$dir/.lab/monitor" \
-    -nic none -serial "file:$dir/console.log" -pidfile "$pidfile" \
+    -monitor "pipe:$ctl/monitor" -sandbox on,obsolete=deny,elevateprivileges=deny,spawn=deny \
+    -nic none -serial "file:$ctl/console.log" -pidfile "$ctl/qemu.pid" \
     -kernel "$vmlinuz" -initrd "$initrd" \
     -append "console=ttyS0 panic=-1 loglevel=4 rdinit=/init sysrq_always_enabled rtgate_lab.out=$dir rtgate_lab.host=$guest_host $clock $append" \
     -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
-    -virtfs "local,path=$dir,mount_tag=out,security_model=none,multidevs=remap"; exit $?) \
-    > "$dir/.lab/qemu.log" 2>&1 &
+    -virtfs "local,path=$ctl/share,mount_tag=out,security_model=mapped-xattr,multidevs=remap"; exit $?) \
+    > "$ctl/qemu.log" 2>&1 &
   qpid=$!
   # A job that hangs must leave evidence: 20 s before the limit, SysRq on the emulated keyboard
   # raises the console log level, then lists the blocked tasks and each CPU's backtrace. The
@@ -239,7 +273,7 @@ boot() {
   if [ "$secs" -gt 60 ]; then
     (for ((i = 20; i < secs; i++)); do sleep 1; kill -0 "$qpid" 2> /dev/null || exit 0; done
       for key in 8 w l; do
-        timeout 5 sh -c "printf 'sendkey alt-sysrq-$key\n' > '$dir/.lab/monitor.in'" || exit 0
+        timeout 5 sh -c "printf 'sendkey alt-sysrq-$key\n' > '$ctl/monitor.in'" || exit 0
         sleep 3
       done) &
     dumper=$!
@@ -248,6 +282,8 @@ boot() {
   wait "$qpid" || code=$?
   qpid=""
   [ -z "$dumper" ] || { kill "$dumper" 2> /dev/null; wait "$dumper" 2> /dev/null; } || true
+  python3 "$here/share_sync.py" import "$ctl/share" "$dir" || say "cannot bring the guest's files back"
+  publish "$ctl/console.log" "$dir/console.log" || say "cannot copy the console log into $dir"
   return "$code"
 }
 
@@ -255,7 +291,7 @@ prepare_job() {  # DIR PATH-INSIDE, then the command in the remaining arguments
   local dir=$1 path=$2
   shift 2
   rm -rf "$dir/.lab" "$dir/console.log"
-  mkdir -p "$dir/.lab"
+  mkdir "$dir/.lab"
   printf '%s\n' "$path" > "$dir/.lab/path"
   { printf 'exec'; printf ' %q' "$@"; printf '\n'; } > "$dir/.lab/cmd"
 }
@@ -309,19 +345,20 @@ boot "$out" "$accel" "$limit" || code=$?
 t1=$(date +%s.%N)
 secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
 
-[ -f "$out/.lab/stdout" ] && cat "$out/.lab/stdout"
-[ -f "$out/.lab/stderr" ] && cat "$out/.lab/stderr" >&2
+guest_file "$out/.lab/stdout" || true
+guest_file "$out/.lab/stderr" >&2 || true
 if [ "$code" = 124 ] || [ "$code" = 137 ]; then
   say "hard limit of ${limit}s reached: qemu killed; console tail (SysRq w and l near the end):"
-  tail -n 80 "$out/console.log" >&2 || true
+  tail -n 80 "$ctl/console.log" >&2 || true
   exit 124
 fi
-if [ ! -f "$out/.lab/exit" ]; then
+rc=$(guest_file "$out/.lab/exit" 16 | tr -dc 0-9 || true)
+if [ -z "$rc" ] || [ "$rc" -gt 255 ]; then
   say "the board did not run the command (qemu exit $code); console tail:"
-  tail -n 25 "$out/console.log" >&2 || true
-  tail -n 5 "$out/.lab/qemu.log" >&2 || true
+  tail -n 25 "$ctl/console.log" >&2 || true
+  tail -n 5 "$ctl/qemu.log" >&2 || true
   exit 125
 fi
-rc=$(cat "$out/.lab/exit")
+rc=$((10#$rc))
 say "$release under ${accel^^}: boot, command and power-off in ${secs}s; command exit $rc"
 exit "$rc"

@@ -16,8 +16,8 @@
 #   --timeout S        per boot (default 900); --smp, --mem, --append, --accel as board.sh
 #
 # The selection defaults to `cyclic lock.latency -p locks=pi_mutex,futex_mutex`. rtgate is
-# copied to OUT first, so that a rebuild on the host during the job cannot change it under a
-# running board.
+# copied first (to the lab cache's bin/, by its checksum, not to OUT, where the guest writes),
+# so that a rebuild on the host during the job cannot change it under a running board.
 # A boot that hangs or fails is recorded in summary.tsv and the sequence goes on; a job run
 # again with the same OUT adds its boots to the history already there.
 # Exit code: rtgate history's (0, 1, 3; 2 when it could not judge); 125 when a boot failed.
@@ -51,9 +51,14 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 src=$(command -v rtgate 2> /dev/null || echo "$repo/build/rtgate")
 [ -x "$src" ] || die "no rtgate binary at $src"
-cp "$src" "$out/rtgate"
+# A copy that a rebuild during the boots cannot change, outside the job folder (the guest writes
+# there, and the host runs this binary): in the lab's cache, which the guest sees read-only.
+pinned="${RTGATE_LAB_DIR:-${HOME:-/root}/.cache/rtgate-lab}/bin"
+mkdir -p "$pinned"
+rtgate="$pinned/rtgate-$(sha256sum "$src" | cut -c1-16)"
+[ -x "$rtgate" ] || { cp "$src" "$rtgate.$$" && mv "$rtgate.$$" "$rtgate"; }
 board=("$here/board.sh" --out "$out" --timeout "$limit" "${board_opts[@]}")
-gk=(ci/gate-kernel.sh --rtgate "$out/rtgate" --duration "$duration" --runs "$runs"
+gk=(ci/gate-kernel.sh --rtgate "$rtgate" --duration "$duration" --runs "$runs"
     --store-inconclusive --baseline-dir "$out/baselines")
 [ -z "$policy" ] || gk+=(--policy "$policy")
 
@@ -93,8 +98,8 @@ hist=$(dirname "$(find "$out/baselines" -name KEY | head -1)")
 hargs=(history "$hist" --html "$out/history.html")
 [ -z "$policy" ] || hargs+=(--policy "$policy")
 code=0
-"$out/rtgate" "${hargs[@]}" > "$out/history.txt" || code=$?
-"$out/rtgate" "${hargs[@]}" --format json > "$out/history.json" || true
+"$rtgate" "${hargs[@]}" > "$out/history.txt" || code=$?
+"$rtgate" "${hargs[@]}" --format json > "$out/history.json" || true
 column -t -s $'\t' "$out/summary.tsv"
 cat "$out/history.txt"
 [ "$failed" = 0 ] || { echo "history-kernels.sh: $failed boots failed" >&2; exit 125; }

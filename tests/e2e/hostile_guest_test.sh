@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# A hostile guest against ci/lab/board.sh, without booting (label e2e). A fake
+# qemu-system-x86_64 first on PATH does what QEMU does for the host (writes its pid file, the
+# console, reads the monitor FIFO) and then what a broken or malicious kernel under test can do
+# through its writable share, the job folder:
+#   - plants symlinks at every path the host used to write there (console.log, the pid file and
+#     the monitor FIFOs of .lab/), pointing at files outside the job folder;
+#   - writes the pid of a process the board did not start, and -1, where the pid file used to be;
+#   - makes .lab/stdout a link to a secret, .lab/stderr a FIFO, .lab/exit a huge file;
+#   - stays up past the point where the board sends SysRq keys through the monitor.
+# Nothing outside the job folder may change, the other process must live, the secret must not
+# be printed, no link or FIFO may come back into the job folder, and the board must say the
+# command did not run (exit 125).
+#   tests/e2e/hostile_guest_test.sh SOURCE_DIR
+set -euo pipefail
+SRC=$(realpath "$1")
+T=$(mktemp -d)
+victim_pid=""
+trap '[ -z "$victim_pid" ] || kill "$victim_pid" 2> /dev/null; rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+for tool in dpkg-deb depmod modprobe cpio busybox apt-get; do
+  command -v "$tool" > /dev/null || { echo "SKIP: no $tool"; exit 77; }
+done
+
+# A kernel package board.sh accepts: an image, a config with 9p built in, every module it loads
+# built in.
+rel=9.9.9-hostile-amd64
+mkdir -p "$T/pkg/DEBIAN" "$T/pkg/boot" "$T/pkg/lib/modules/$rel"
+echo "not a kernel" > "$T/pkg/boot/vmlinuz-$rel"
+echo "CONFIG_9P_FS=y" > "$T/pkg/boot/config-$rel"
+printf 'kernel/drivers/virtio/virtio_pci.ko\nkernel/net/9p/9pnet_virtio.ko\nkernel/fs/9p/9p.ko\nkernel/fs/overlayfs/overlay.ko\n' \
+  > "$T/pkg/lib/modules/$rel/modules.builtin"
+printf 'Package: linux-image-hostile\nVersion: 1\nArchitecture: amd64\nMaintainer: t <t@t>\nDescription: t\n' \
+  > "$T/pkg/DEBIAN/control"
+dpkg-deb --build -Znone "$T/pkg" "$T/linux-image-hostile_1_amd64.deb" > /dev/null
+
+# What must not change, and who must not be signalled.
+mkdir -p "$T/outside"
+for f in console pid monitor secret; do echo "$f: untouched" > "$T/outside/$f"; done
+sleep 1000 &
+victim_pid=$!
+before=$(cd "$T/outside" && sha256sum ./*)
+
+mkdir -p "$T/bin"
+cat > "$T/bin/qemu-system-x86_64" <<FAKE
+#!/usr/bin/env bash
+# The host's part: QEMU's own files, where the board told it to put them.
+while [ \$# -gt 0 ]; do
+  case "\$1" in
+    -pidfile) echo \$\$ > "\$2" ;;
+    -monitor) mon=\${2#pipe:} ;;
+    -serial) console=\${2#file:} ;;
+    -virtfs) case "\$2" in *mount_tag=out*) job=\$(sed 's/.*path=\([^,]*\),.*/\1/' <<< "\$2") ;; esac ;;
+  esac
+  shift
+done
+echo "[    0.000000] Linux version $rel (the fake)" > "\$console"
+cat "\$mon.in" > /dev/null &
+# The guest's part: everything below happens inside the job folder only.
+cd "\$job"
+ln -sfn "$T/outside/console" console.log
+ln -sfn "$T/outside/pid" .lab/qemu.pid
+echo "$victim_pid" > .lab/pid-of-another
+rm -f .lab/monitor.in .lab/monitor.out
+ln -s "$T/outside/monitor" .lab/monitor.in
+ln -s "$T/outside/monitor" .lab/monitor.out
+ln -s "$T/outside/secret" .lab/stdout
+mkfifo .lab/stderr
+head -c 50000000 /dev/zero | tr '\0' 7 > .lab/exit
+ln -sfn "$T/outside" .lab/outside
+sleep 23   # past the 20 s after which the board sends SysRq keys
+exit 0
+FAKE
+chmod +x "$T/bin/qemu-system-x86_64"
+
+code=0
+mkdir "$T/tmp"
+TMPDIR="$T/tmp" PATH="$T/bin:$PATH" timeout 120 bash ${RTGATE_TEST_TRACE:+-x} "$SRC/ci/lab/board.sh" --kernel "$T/linux-image-hostile_1_amd64.deb" \
+  --lab "$T/lab" --out "$T/job" --accel tcg --timeout 61 -- true > "$T/stdout" 2> "$T/stderr" ||
+  code=$?
+cat "$T/stderr"
+[ "$code" = 125 ] || fail "board.sh exit $code, not 125 (the command did not run)"
+after=$(cd "$T/outside" && sha256sum ./*)
+[ "$before" = "$after" ] || fail "files outside the job folder changed: $after"
+kill -0 "$victim_pid" 2> /dev/null || fail "a process the board did not start was killed"
+! grep -q "secret: untouched" "$T/stdout" "$T/stderr" || fail "the board printed a file the guest linked"
+if [ ! -f "$T/job/console.log" ] || [ -L "$T/job/console.log" ]; then
+  fail "console.log is not the host's copy"
+fi
+grep -q "Linux version $rel" "$T/job/console.log" || fail "console.log lost the console"
+odd=$(find "$T/job" ! -type f ! -type d)
+[ -z "$odd" ] || fail "the guest's links, FIFOs or devices reached the job folder: $odd"
+[ -z "$(ls -A "$T/tmp")" ] || fail "the board's control folder was left behind: $(ls -A "$T/tmp")"
+echo "PASS: the hostile guest changed nothing outside its job folder"
