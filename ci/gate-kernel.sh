@@ -82,6 +82,12 @@ fi
 
 host=$(hostname)
 kernel=$(uname -r)
+# Both name folders under --baseline-dir: a name that could climb out of it is refused.
+for name in "host name:$host" "kernel release:$kernel" "--baseline-kernel:${baseline_kernel:-x}"; do
+  case "${name#*:}" in
+    "" | . | *..* | */* | -*) die "the ${name%%:*} '${name#*:}' cannot name a folder under --baseline-dir" ;;
+  esac
+done
 # The key: what makes two results comparable besides the host (selection, parameters, duration
 # and runs as given).
 key_text="${selection[*]} --duration $duration --runs $runs"
@@ -89,7 +95,8 @@ key=$(printf '%s' "$key_text" | sha256sum | cut -c1-16)
 
 if [ -n "$baseline_dir" ]; then
   # The newest stored result (names are UTC timestamps, so they sort by time), of any kernel or
-  # of the one asked for; none leaves $baseline empty.
+  # of the one asked for; none leaves $baseline empty. awk reads to the end: `head` would leave
+  # sort writing into a closed pipe (SIGPIPE, an error under pipefail) past 64 KiB of names.
   # Baselines: passed results (<time>Z.json), and inconclusive ones when asked.
   shopt -s nullglob
   eligible=("*Z.json")
@@ -101,7 +108,7 @@ if [ -n "$baseline_dir" ]; then
   shopt -u nullglob
   if [ ${#stored[@]} -gt 0 ]; then
     baseline=$(for f in "${stored[@]}"; do printf '%s\t%s\n' "${f##*/}" "$f"; done |
-               sort -r | head -1 | cut -f2)
+               sort -r | awk -F '\t' 'NR == 1 { print $2 }')
     # The baseline kernel's other stored boots are further sessions of the baseline (up to 9
     # more, newest first): the level of a kernel is the mean of its sessions, not of one boot.
     # (A here-document, not a process substitution: a minimal init has no /dev/fd.)

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <optional>
 
@@ -61,6 +62,13 @@ void add_history(CLI::App& app, int& exit_code) {
     std::string error;
     const auto in = gate::load_history(o->paths, policy, "RESULT", &error);
     if (!in) return print_error(error);
+    // One line each, the first few: a folder of a thousand bad files must not bury the table.
+    std::vector<std::string> why = in->skipped;
+    std::sort(why.begin(), why.end());
+    for (std::size_t i = 0; i < why.size() && i < 10; ++i)
+      std::fprintf(stderr, "rtgate: skipped: %s\n", why[i].c_str());
+    if (why.size() > 10)
+      std::fprintf(stderr, "rtgate: ... and %zu more skipped\n", why.size() - 10);
     int baseline = -1;
     if (!o->baseline.empty()) {
       baseline = session_of(in->history, o->baseline);

@@ -141,13 +141,14 @@ Case thread_case(std::uint64_t i, const json& t, const ThreadCases& how) {
         const auto v = parse_whole(key);
         if (!v) throw ImportError(w + ".histogram: bucket '" + key + "' is not a number");
         const std::uint64_t c2 = whole(n, w + ".histogram." + key);
+        // Checked before adding: a count near 2^64 would wrap the sum past the check.
+        if (c2 > cycles - in_buckets) {
+          throw ImportError(w + ": the histogram holds more samples than its " +
+                            std::to_string(cycles) + " cycles");
+        }
         th.buckets[static_cast<std::uint64_t>(*v)] += c2;
         in_buckets += c2;
       }
-    }
-    if (in_buckets > cycles) {
-      throw ImportError(w + ": the histogram holds more samples than its " +
-                        std::to_string(cycles) + " cycles");
     }
     th.overflow = cycles - in_buckets;
     k.metrics.push_back(histogram_metric("wakeup_latency", th, w));

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <memory>
 
+#include "importers/bounded_json.h"
 #include "importers/rt_tests_json.h"
 
 namespace rtgate::importers {
@@ -110,7 +111,7 @@ void merge_environment(Environment& into, const Environment& e) {
 std::pair<const ImporterSpec*, RunReport> import_text(std::string_view text,
                                                       const std::string& name,
                                                       const std::string& cmdline) {
-  const nlohmann::json parsed = nlohmann::json::parse(text, nullptr, false);
+  const nlohmann::json parsed = parse_bounded(text, name);
   ImportInput in{.text = text,
                  .json = parsed.is_discarded() ? nullptr : &parsed,
                  .name = name,

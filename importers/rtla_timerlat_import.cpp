@@ -189,7 +189,11 @@ Table read_table(const ImportInput& in) {
       for (std::size_t i = 0; i < t.cols.size(); ++i) {
         const auto n = parse_whole(w[i + 1]);
         if (!n) throw ImportError(where() + ": '" + w[i + 1] + "' is not a count");
-        if (*n > 0) t.cols[i].h.buckets[static_cast<std::uint64_t>(*index)] += *n;
+        if (*n == 0) continue;
+        const auto add = static_cast<std::uint64_t>(*n);
+        std::uint64_t& bucket = t.cols[i].h.buckets[static_cast<std::uint64_t>(*index)];
+        if (add > UINT64_MAX - bucket) throw ImportError(where() + ": a bucket's count overflows");
+        bucket += add;
       }
     } else if (w[0] == "over:" || w[0] == "count:" || w[0] == "min:" || w[0] == "avg:" ||
                w[0] == "max:") {

@@ -29,6 +29,9 @@ RunReport report_from_bytes(std::string_view bytes, const std::string& name);
 // name); a gzip result may inflate to at most kMaxInflatedBytes.
 RunReport read_report_file(const std::string& path);
 inline constexpr std::size_t kMaxInflatedBytes = std::size_t{1} << 30;  // 20 times 10,000 cases
+// The most a result may take, read or inflated: kMaxInflatedBytes, or RTGATE_MAX_INPUT_MB
+// (a farm with bigger results raises it). Past it a read fails, naming the file and the limit.
+std::size_t max_input_bytes();
 // What a reader may leave out. history_only: what `rtgate history` reduces a result to
 // (HistoryBuilder::add) and nothing more: the document's and suites' own fields (host, boot,
 // kernel, options, parameters, loads) as always, but of a case only its name and of each metric

@@ -8,10 +8,12 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <unordered_map>
 
+#include "results/duplicate_keys.h"
 #include "results/gzip_codec.h"
 #include "results/json_dom.h"
 #include "results/ondemand_runs.h"
@@ -337,6 +339,9 @@ RunReport parse_padded(const char* data, std::size_t len, std::size_t capacity,
   if (const auto err = parser.iterate(data, len, capacity).get(doc)) {
     throw JsonError(what + " is not valid JSON (" + simdjson::error_message(err) + ")");
   }
+  if (const auto key = first_duplicate_key({data, len})) {
+    throw JsonError(what + ": the key \"" + key->substr(0, 80) + "\" twice in one object");
+  }
   return Reader(what, options).read(doc);
 }
 
@@ -344,13 +349,26 @@ RunReport parse_gzip(std::string_view bytes, const std::string& name, const Read
   std::string text;
   std::size_t len = 0;
   std::string why;
-  if (!gz::inflate_all(bytes, kMaxInflatedBytes, simdjson::SIMDJSON_PADDING, &text, &len, &why)) {
+  if (!gz::inflate_all(bytes, max_input_bytes(), simdjson::SIMDJSON_PADDING, &text, &len, &why)) {
     throw JsonError("cannot read '" + name + "': gzip: " + why);
   }
   return parse_padded(text.data(), len, text.size(), "'" + name + "'", options);
 }
 
 }  // namespace
+
+std::size_t max_input_bytes() {
+  static const std::size_t bytes = [] {
+    const char* v = std::getenv("RTGATE_MAX_INPUT_MB");
+    char* end = nullptr;
+    const unsigned long long mb = v != nullptr ? std::strtoull(v, &end, 10) : 0;
+    if (mb == 0 || end == nullptr || *end != '\0' || mb > (std::size_t{1} << 24)) {
+      return kMaxInflatedBytes;
+    }
+    return static_cast<std::size_t>(mb) << 20;
+  }();
+  return bytes;
+}
 
 RunReport report_from_text(std::string_view text) {
   const simdjson::padded_string padded(text);
@@ -370,11 +388,21 @@ RunReport read_report_file(const std::string& path) { return read_report_file(pa
 RunReport read_report_file(const std::string& path, const ReadOptions& options) {
   // Read whole with read(2), into a buffer with simdjson's padding behind it (no second copy);
   // pipes and process substitutions work as well as regular files.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO nobody writes to (planted in a results folder) reads as empty instead of
+  // blocking the open; the reads then block as usual.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw JsonError("cannot read '" + path + "': " + std::strerror(errno));
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  const std::size_t limit = max_input_bytes();
+  const auto too_big = [&] {
+    ::close(fd);
+    return JsonError("cannot read '" + path + "': larger than the input limit of " +
+                     std::to_string(limit >> 20) + " MiB (RTGATE_MAX_INPUT_MB)");
+  };
   struct stat st {};
   std::string text;
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    if (static_cast<std::size_t>(st.st_size) > limit) throw too_big();
     // Its size and one byte more (to see the end without growing), and the padding behind.
     const auto size = static_cast<std::size_t>(st.st_size) + 1;
     text.reserve(size + simdjson::SIMDJSON_PADDING);
@@ -382,6 +410,7 @@ RunReport read_report_file(const std::string& path, const ReadOptions& options) 
   }
   std::size_t len = 0;
   for (;;) {
+    if (len > limit) throw too_big();
     if (len == text.size()) text.resize(std::max<std::size_t>(text.size() * 2, 65536));
     const ssize_t n = ::read(fd, text.data() + len, text.size() - len);
     if (n == 0) break;

@@ -175,7 +175,12 @@ std::vector<double> ticks(double lo, double hi, bool log) {
       break;
     }
   }
-  for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) {
+  // By index, and at most a dozen: where the step is below the values' precision (labels 1e17
+  // and 1e17 + 16), adding it changes nothing, and a loop that adds would never end.
+  const double start = std::ceil(lo / step) * step;
+  for (int i = 0; i < 12; ++i) {
+    const double v = start + i * step;
+    if (v > hi + step * 1e-9 || (!out.empty() && v <= out.back())) break;
     out.push_back(std::abs(v) < step * 1e-9 ? 0 : v);
   }
   return out;

@@ -55,7 +55,9 @@ std::optional<HistoryInputs> load_history(const std::vector<std::string>& paths,
     std::string why;
     try {
       r = read_report_file(f.path, {.history_only = true});
-    } catch (const JsonError& e) {
+    } catch (const std::exception& e) {
+      // Anything a file from elsewhere can cause (not a result, past the input limit, out of
+      // memory) costs that file only: a reader thread must not end the process.
       why = e.what();
     }
     // Reduced outside the lock once there is a reference; the first result, read alone, sets it.
@@ -66,6 +68,7 @@ std::optional<HistoryInputs> load_history(const std::vector<std::string>& paths,
     if (!r) {
       if (f.named) error = f.path + ": " + why;
       ++out.not_results;
+      out.skipped.push_back(why);
       return;
     }
     if (reference.empty()) reference = f.path;

@@ -134,4 +134,24 @@ code=0
 "$GK" "${common[@]}" --dry-run --artifacts "$T/a4" -- nosuchsuite > "$T/6.log" 2>&1 || code=$?
 [ "$code" = 2 ] || fail "--dry-run of an unknown suite exited $code, not 2"
 grep -q "unknown suite 'nosuchsuite'" "$T/6.log" || fail "no reason for the bad selector"
+
+echo "== 5. a thousand baselines, and host names that climb"
+# Past 64 KiB of sorted names, `sort | head` ended in SIGPIPE (exit 141, nothing printed).
+newest=$(find "$T/base" -name '*Z.json' | sort | tail -1)
+for i in $(seq 1000 1999); do cp "$newest" "$(dirname "$newest")/2000-01-01T00:00:0${i}Z.json"; done
+code=0
+"$GK" "${common[@]}" --dry-run --artifacts "$T/a5" -- "${SEL[@]}" > "$T/7.log" 2>&1 || code=$?
+[ "$code" = 0 ] || { cat "$T/7.log"; fail "--dry-run with 1000 more baselines exited $code"; }
+grep -q "against $newest" "$T/7.log" || fail "the newest baseline was not chosen: $(cat "$T/7.log")"
+mkdir -p "$T/fakebin"
+for name in ../../escaped x/y ..; do
+  printf '#!/bin/sh\necho "%s"\n' "$name" > "$T/fakebin/hostname"
+  chmod +x "$T/fakebin/hostname"
+  code=0
+  PATH="$T/fakebin:$PATH" "$GK" "${common[@]}" --artifacts "$T/a6" -- "${SEL[@]}" \
+    > "$T/8.log" 2>&1 || code=$?
+  [ "$code" = 2 ] || fail "host name '$name': exit $code, not 2"
+  grep -q "cannot name a folder" "$T/8.log" || fail "host name '$name': no reason given"
+done
+[ ! -e "$T/escaped" ] && [ ! -e "$T/base/../escaped" ] || fail "a baseline was stored outside"
 echo "PASS"

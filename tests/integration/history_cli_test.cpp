@@ -3,6 +3,8 @@
 // ci/gate-kernel.sh stores them: exit codes, the JSON, the notes a kernel gate needs, and bad
 // input refused with one line and exit 2.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -127,6 +129,34 @@ TEST(HistoryCli, BadInputIsOneLineAndExitTwo) {
   }
   // The refusal names what differs.
   EXPECT_NE(run_rtgate({"history", dir.path()}).err.find("host another-board"), std::string::npos);
+}
+
+// Files from elsewhere in a history folder: garbage, a FIFO nobody writes, a 10 GiB sparse file
+// (past the input limit; without one it would be read whole, or end the process in bad_alloc).
+// Each is skipped, the bad ones named, and the history of the good ones is judged.
+TEST(HistoryCli, BadFilesInAFolderAreListedAndSkipped) {
+  TempDir dir;
+  store(
+      dir.path(), 6, [](int) { return std::string("K"); }, none);
+  write_all(dir.file("K/garbage.json"), "{not json");
+  ASSERT_EQ(mkfifo(dir.file("K/fifo.json").c_str(), 0644), 0);
+  {
+    std::FILE* f = std::fopen(dir.file("K/sparse.json").c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    ASSERT_EQ(ftruncate(fileno(f), 10LL << 30), 0);
+    std::fclose(f);
+  }
+  const ProcessResult r = run_rtgate({"history", dir.path()}, {.timeout_s = 60});
+  EXPECT_NE(r.exit_code, 2) << r.err;
+  EXPECT_LT(r.seconds, 30.0);
+  // The FIFO is no regular file: never opened (it would block), nor counted as a result.
+  for (const char* name : {"garbage.json", "sparse.json"}) {
+    EXPECT_NE(r.err.find(dir.file("K/") + name), std::string::npos) << name << ": " << r.err;
+  }
+  EXPECT_NE(r.err.find("input limit of 1024 MiB"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << "one line a file: " << r.err;
+  EXPECT_NE(r.out.find("2 files under the directories were not results"), std::string::npos)
+      << r.out;
 }
 
 }  // namespace

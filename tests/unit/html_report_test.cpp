@@ -43,6 +43,15 @@ TEST(SvgTicks, DecadesOnALogAxisFineStepsOnShortOnesAndNiceLinearSteps) {
   EXPECT_TRUE(ticks(-1, 10, true).empty());  // a log axis cannot start at or below 0
 }
 
+// Labels from a result from elsewhere (threads=1e17 and 1e17+16): a step below the values'
+// precision, which a loop adding it would never leave.
+TEST(SvgTicks, AStepBelowTheValuesPrecisionEnds) {
+  const std::vector<double> t = ticks(1e17, 1e17 + 16, false);
+  EXPECT_FALSE(t.empty());
+  EXPECT_LE(t.size(), 12u);
+  EXPECT_LE(ticks(-1e300, 1e300, false).size(), 12u);
+}
+
 TEST(SvgHistogram, CountsEveryNonEmptyBarAndDrawsInsideThePlot) {
   BarSeries s{"current", 0, false, {}};
   for (int i = 0; i < 40; ++i) {

@@ -76,6 +76,28 @@ TEST(ImportParsers, CyclictestWithoutHistogramIsSummaryOnlyWithItsParameters) {
   EXPECT_EQ(r.environment.extra.at("cpu_dma_latency_hold"), "0 us");
 }
 
+// Files from elsewhere: a bucket of 2^64-1 (which wrapped the sum past the count check), a key
+// given twice, nesting deep enough to take the stack, and a string past its bound.
+TEST(ImportParsers, HostileJsonIsRefusedWithTheLimitItBroke) {
+  const std::string big = "18446744073709551615";
+  const std::string wrapped =
+      rt_tests("cyclictest -D 2 -m -p 95 -t 1 -a 1 -h 100 --json=x.json",
+               R"("thread": {"0": {"histogram": {"20": )" + big + R"(, "30": 2}, "cycles": 1,
+        "min": 20, "max": 30, "avg": 25, "cpu": 1}})");
+  EXPECT_NE(error_of(wrapped).find("more samples than its 1 cycles"), std::string::npos)
+      << error_of(wrapped);
+  const std::string twice = rt_tests("cyclictest -D 2 -m -p 95 -t 1 -a 1 --json=x.json",
+                                     R"("thread": {"0": {"cycles": 5, "cycles": 6, "min": 20,
+        "max": 30, "avg": 25, "cpu": 1}})");
+  EXPECT_EQ(error_of(twice), "f: the key \"cycles\" twice in one object");
+  EXPECT_EQ(error_of(std::string(16 << 20, '[')), "f: JSON nested deeper than 64 levels");
+  const std::string deep = rt_tests("cyclictest --json=x.json",
+                                    R"("extra": )" + std::string(400, '[') + std::string(400, ']'));
+  EXPECT_EQ(error_of(deep), "f: JSON nested deeper than 64 levels");
+  const std::string longname = rt_tests(std::string(2 << 20, 'c'), R"("thread": {})");
+  EXPECT_NE(error_of(longname).find("string longer than"), std::string::npos);
+}
+
 TEST(ImportParsers, CyclictestHistogramKeepsItsBucketsCountAndExactMax) {
   // 200 cycles: 190 in buckets, 10 beyond -h 100 (cycles minus the histogram's sum).
   const RunReport r =

@@ -135,6 +135,21 @@ TEST(ResultJson, RoundTripPreservesEverything) {
   EXPECT_EQ(std::get<bool>(back.suites[0].params.at("flag")), true);
 }
 
+// A result with a key twice (the gate read the first, the history the last) is refused.
+TEST(ResultJson, AKeyTwiceInOneObjectIsRefused) {
+  std::string text = to_json_text(sample_report());
+  const std::size_t at = text.find("\"hostname\":");
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at, "\"hostname\":\"other\",");
+  try {
+    report_from_text(text);
+    FAIL() << "accepted";
+  } catch (const JsonError& e) {
+    EXPECT_NE(std::string(e.what()).find("the key \"hostname\" twice"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(ResultJson, RunOptionsRoundTrip) {
   RunReport r = sample_report();
   r.options = {.duration_s = 2.5,
