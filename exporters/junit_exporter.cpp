@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <string_view>
 
 #include "exporters/gate_table.h"
 #include "exporters/markup_escape.h"
@@ -13,8 +15,17 @@ namespace {
 std::string escape(const std::string& s) { return markup_escape(s); }
 
 // "2026-11-29T10:00:00.123Z" -> "2026-11-29T10:00:00" (the schema allows no fraction or zone).
+// The schema's timestamp: YYYY-MM-DDTHH:MM:SS, no zone. A result from elsewhere may hold
+// anything in started_at (markup included): what is not that shape is the epoch.
 std::string junit_time(const std::string& rfc3339) {
-  return rfc3339.size() >= 19 ? rfc3339.substr(0, 19) : "1970-01-01T00:00:00";
+  static constexpr std::string_view kShape = "dddd-dd-ddTdd:dd:dd";
+  if (rfc3339.size() < kShape.size()) return "1970-01-01T00:00:00";
+  for (std::size_t i = 0; i < kShape.size(); ++i) {
+    const char c = rfc3339[i];
+    const bool ok = kShape[i] == 'd' ? (c >= '0' && c <= '9') : c == kShape[i];
+    if (!ok) return "1970-01-01T00:00:00";
+  }
+  return rfc3339.substr(0, kShape.size());
 }
 
 std::string seconds(double s) {
@@ -174,7 +185,8 @@ std::vector<JunitSuite> junit_from_gate(const gate::GateVerdict& report, const R
                     m.reason;
         if (!m.trace.empty()) c.message += "; trace: " + m.trace.front();
         for (const auto& e : m.evidence) {
-          c.body += std::string(gate::to_string(e.test)) + (e.deciding ? " (decided)" : "") + ": " + e.detail + "\n";
+          c.body += std::string(gate::to_string(e.test)) + (e.deciding ? " (decided)" : "") + ": " +
+                    e.detail + "\n";
         }
         for (const auto& t : m.trace) c.body += "trace: " + t + "\n";
         for (const gate::CauseComparison& cc : report.causes) {

@@ -62,6 +62,29 @@ TEST(ExportCli, EveryLocalExporterFromAStoredResult) {
   EXPECT_NE(slurp(dir.file("r.html")).find("<!DOCTYPE html>"), std::string::npos);
 }
 
+// A result from elsewhere with markup in started_at and U+FFFF in its host name: the JUnit stays
+// well-formed XML (and valid against the schema where xmllint and ../shared have it).
+TEST(ExportCli, HostileStringsInAResultKeepTheJunitValid) {
+  TempDir dir;
+  std::mt19937_64 rng(3);
+  RunReport r = gate::sim::side(rng, gate::sim::Layout{}, 3, {}, {});
+  r.started_at = "<x a='1'>&</x> 2026-12-07T10:00:00Z";
+  r.environment.hostname = "box\xef\xbf\xbf<&>";
+  ASSERT_EQ(write_result_file(dir.file("r.json"), r), "");
+  const auto run = run_rtgate({"export", dir.file("r.json"), "--junit", dir.file("j.xml")});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string junit = slurp(dir.file("j.xml"));
+  EXPECT_EQ(junit.find("<x"), std::string::npos);
+  EXPECT_EQ(junit.find("\xef\xbf\xbf"), std::string::npos) << "U+FFFF is not an XML Char";
+  EXPECT_NE(junit.find("timestamp=\"1970-01-01T00:00:00\""), std::string::npos);
+  if (std::system("command -v xmllint >/dev/null") == 0) {
+    const std::string xsd = std::string(RTGATE_SOURCE_DIR) + "/../shared/schemas/JUnit.xsd";
+    const std::string schema = std::filesystem::exists(xsd) ? " --schema " + xsd : "";
+    const std::string cmd = "xmllint --noout" + schema + " " + dir.file("j.xml") + " 2>/dev/null";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << junit.substr(0, 600);
+  }
+}
+
 // A result kept as .json.gz (a farm's archive) is exported and gated as the plain file is.
 TEST(ExportCli, ACompressedResultIsReadAsThePlainOne) {
   TempDir dir;
