@@ -61,6 +61,9 @@ apt-get install -y -qq "$pkg" >/dev/null
   rtgate run cyclic --duration 1 --no-progress -o "$out/r.json" | tail -3
   jq -e '.suites[0].status == "passed"' "$out/r.json" >/dev/null
   bash /usr/share/rtgate/ci/gate-kernel.sh --help | head -1
+  # The templates' pre-gate, from the installed tree (what it boots and gates, nothing booted).
+  /usr/share/rtgate/ci/lab/gate-kernels.sh --dry-run --accel icount --baseline-kernel 6.1.0-53-rt \
+    --kernel candidate.deb --out "$out/lab" -- cyclic | grep -q '^dry run: 1 suite'
   grep -q '^ExecStart=/usr/bin/rtgate ' /lib/systemd/system/rtgate-serve.service
   rm -rf "$out"
 )

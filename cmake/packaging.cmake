@@ -4,7 +4,8 @@
 #   share/man/man1/rtgate.1.gz          help2man, from --help (cmake/man_page.cmake)
 #   share/rtgate/prometheus/            rules.yml, rules_test.yml, dashboard.json, METRICS.md,
 #                                       prometheus.yml (an example scrape config)
-#   share/rtgate/ci/                    gate-kernel.sh, the GitLab, GitHub and LAVA templates
+#   share/rtgate/ci/                    gate-kernel.sh, the GitLab, GitHub and LAVA templates,
+#                                       lab/ (board.sh, gate-kernels.sh: the pre-gate)
 #   lib/systemd/system/rtgate-serve.service   ExecStart names the installed binary
 #   share/doc/rtgate/                   README.md, copyright, changelog.Debian.gz, docs/ (the
 #                                       reference the README links to)
@@ -40,6 +41,10 @@ string(REPLACE "../../exporters/prometheus/rules.yml" "rules.yml" RTGATE_PROM_CO
 file(WRITE ${PROJECT_BINARY_DIR}/packaging/prometheus.yml "${RTGATE_PROM_CONFIG}")
 install(FILES ${PROJECT_BINARY_DIR}/packaging/prometheus.yml DESTINATION ${RTGATE_SHARE}/prometheus)
 install(PROGRAMS ci/gate-kernel.sh DESTINATION ${RTGATE_SHARE}/ci)
+# The virtual board and its kernel gate, for the templates' pre-gate; the guest's /init and the
+# share copier are read, not run (python3 is suggested, as for lava-cases.py).
+install(PROGRAMS ci/lab/board.sh ci/lab/gate-kernels.sh DESTINATION ${RTGATE_SHARE}/ci/lab)
+install(FILES ci/lab/init ci/lab/share_sync.py DESTINATION ${RTGATE_SHARE}/ci/lab)
 install(FILES ci/gitlab/rtgate.gitlab-ci.yml DESTINATION ${RTGATE_SHARE}/ci/gitlab)
 install(FILES ci/github/rtgate.yml DESTINATION ${RTGATE_SHARE}/ci/github)
 # lava-cases.py is run as `python3 lava-cases.py`, hence not executable (no python3 dependency

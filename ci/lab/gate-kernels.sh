@@ -16,6 +16,7 @@
 #                      summary.tsv the exit codes
 #   --policy FILE      gate policy, passed to ci/gate-kernel.sh
 #   --timeout S        per boot (default 900); --smp, --mem, --append as board.sh
+#   --dry-run          print the plan and check the selection (rtgate run --dry-run); no boot
 #   --shared-history   one baseline directory for every pair, every boot's result stored in it
 #                      (ci/gate-kernel.sh --store-inconclusive): from the third pair on, the gate
 #                      learns the between-boot spread from the earlier boots (--history)
@@ -31,7 +32,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 die() { echo "gate-kernels.sh: $*" >&2; exit 2; }
 
-k0="" k1="" pairs=1 duration=2 runs=5 out=lab-gate policy="" limit=900 board_opts=() shared=0
+k0="" k1="" pairs=1 duration=2 runs=5 out=lab-gate policy="" limit=900 board_opts=() shared=0 dry=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --baseline-kernel) k0=${2:?}; shift 2 ;;
@@ -43,6 +44,7 @@ while [ $# -gt 0 ]; do
     --policy) policy=$(realpath "${2:?}"); shift 2 ;;
     --timeout) limit=${2:?}; shift 2 ;;
     --shared-history) shared=1; shift ;;
+    --dry-run) dry=1; shift ;;
     --smp|--mem|--append|--lab|--accel) board_opts+=("$1" "${2:?}"); shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; break ;;
@@ -55,6 +57,15 @@ done
 selection=("$@")
 [ ${#selection[@]} -gt 0 ] || selection=(cyclic lock.latency -p locks=pi_mutex,futex_mutex)
 
+# --dry-run (the CI templates' test): the plan, and the selection checked by `rtgate run
+# --dry-run`; nothing fetched, booted or written.
+if [ "$dry" = 1 ]; then
+  echo "dry run: gate-kernels.sh, $pairs pair(s): $k0 -> $k1, board options: ${board_opts[*]:-none}"
+  echo "artifacts: $out/pair-1/candidate/ (result.json, junit.xml, rtgate.prom, report.html)"
+  echo "junit: $out/pair-1/candidate/junit.xml"
+  exec "$(command -v rtgate 2> /dev/null || echo "$repo/build/rtgate")" run --dry-run \
+    "${selection[@]}" --duration "$duration" --runs "$runs"
+fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 board=("$here/board.sh" --out "$out" --timeout "$limit" "${board_opts[@]}")

@@ -23,6 +23,7 @@ import tempfile
 import yaml
 
 INSTALLED = "/usr/share/rtgate/ci/gate-kernel.sh"
+LAB = "/usr/share/rtgate/ci/lab/gate-kernels.sh"  # the pre-gate on the deterministic board
 
 
 def fail(msg):
@@ -60,6 +61,25 @@ def dry_form(cmd, src, rtgate, base):
     return cmd.replace("/var/lib/rtgate/baselines", base)
 
 
+def check_pregate(path, name, cmds, env, kept, junit, src, rtgate, work):
+    """A pre-gate job: each command in --dry-run form (the plan, and the selection checked by
+    `rtgate run --dry-run`; nothing fetched or booted); it keeps what the script writes."""
+    for cmd in cmds:
+        dry = re.sub(r"^\s*sudo -n\s+", "", cmd).replace(LAB, f"{src}/ci/lab/gate-kernels.sh --dry-run")
+        code, out = run(dry, dict(env, RTGATE_BUILD_DIR=os.path.dirname(rtgate)), work)
+        if code != 0 or "dry run: gate-kernels.sh" not in out or "dry run: 1 suite" not in out:
+            fail(f"{path}: {name}: the pre-gate's dry run exited {code}:\n{out}")
+        m = re.search(r"^junit: (\S+)$", out, re.M)
+        folder = m.group(1).split("/")[0] if m else None
+        for k in kept:
+            if k.rstrip("/") != folder:
+                fail(f"{path}: {name} keeps {k}, gate-kernels.sh writes {folder}/")
+        for j in junit:
+            if not m or j != m.group(1):
+                fail(f"{path}: {name}: JUnit report {j} is not {m.group(1) if m else None}")
+    print(f"{path}: job {name}: {len(cmds)} pre-gate command(s) accepted")
+
+
 def run(cmd, env, cwd):
     full = dict(os.environ, **env)
     p = subprocess.run(["bash", "-ec", cmd], env=full, cwd=cwd, capture_output=True, text=True)
@@ -87,8 +107,11 @@ def main():
                 if not cmds:
                     fail(f"{path}: job {name} runs nothing")
                 base = os.path.join(tmp, label, "baselines")
-                work = os.path.join(tmp, label, "work")
+                work = os.path.join(tmp, label, name, "work")
                 os.makedirs(work)
+                if any(LAB in c for c in cmds):
+                    check_pregate(path, name, cmds, env, kept, junit, src, rtgate, work)
+                    continue
                 for cmd in cmds:
                     for push in ("", "http://127.0.0.1:9"):
                         e = dict(env, RTGATE_PUSHGATEWAY=push, RTGATE_BASELINE_DIR=base) \
