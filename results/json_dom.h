@@ -167,6 +167,13 @@ inline std::vector<double> numbers(object obj, const char* key, const std::strin
   array a;
   if (v.get(a) != simdjson::SUCCESS)
     throw JsonError(where + "." + key + ": expected an array of numbers");
+  // Per-run values: thousands in a farm's result. Tens of millions, from elsewhere, are refused
+  // before they take the memory.
+  constexpr std::size_t kMaxNumbers = 4'000'000;
+  if (count_of(a) > kMaxNumbers) {
+    throw JsonError(where + "." + key + ": more than " + std::to_string(kMaxNumbers) +
+                    " values (the input limit)");
+  }
   std::vector<double> out;
   out.reserve(count_of(a));
   for (element x : a) {

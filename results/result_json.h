@@ -28,7 +28,8 @@ RunReport report_from_bytes(std::string_view bytes, const std::string& name);
 // A file, pipe or process substitution, plain JSON or gzip (told by its first bytes, whatever its
 // name); a gzip result may inflate to at most kMaxInflatedBytes.
 RunReport read_report_file(const std::string& path);
-inline constexpr std::size_t kMaxInflatedBytes = std::size_t{1} << 30;  // 20 times 10,000 cases
+// 256 MiB: 5 times a result of 10,000 cases; reading one takes about 5 times its size.
+inline constexpr std::size_t kMaxInflatedBytes = std::size_t{256} << 20;
 // The most a result may take, read or inflated: kMaxInflatedBytes, or RTGATE_MAX_INPUT_MB
 // (a farm with bigger results raises it). Past it a read fails, naming the file and the limit.
 std::size_t max_input_bytes();

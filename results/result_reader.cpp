@@ -99,8 +99,16 @@ class Reader {
     return raw;
   }
 
-  // A piece inside the padded input: the input's padding lies behind it, so no copy.
+  // A piece inside the padded input: the input's padding lies behind it, so no copy. Its DOM
+  // takes several times its text: a case is kilobytes (a thousand runs, 1 MiB), and one from
+  // elsewhere past kMaxPiece is refused before it is built.
+  static constexpr std::size_t kMaxPiece = 16u << 20;
   element piece(std::string_view raw) {
+    if (raw.size() > kMaxPiece) {
+      throw JsonError(what_ + ": an object of " + std::to_string(raw.size() >> 20) +
+                      " MiB, past the input limit of " + std::to_string(kMaxPiece >> 20) +
+                      " MiB for one case");
+    }
     element e;
     check(dom_.parse(raw.data(), raw.size(), false).get(e));
     return e;
@@ -243,6 +251,10 @@ class Reader {
           if (std::move(x).get_double().get(d) != simdjson::SUCCESS || !std::isfinite(d)) {
             throw JsonError(where() + ".samples: a value is not a finite number");
           }
+          if (++samples_read_ > kMaxSamples) {
+            throw JsonError(where() + ".samples: more than " + std::to_string(kMaxSamples) +
+                            " samples in the document (the input limit)");
+          }
           m.samples.push_back(d);
         }
       } else if (key == "runs") {
@@ -324,6 +336,10 @@ class Reader {
     return std::string(s);
   }
 
+  // Samples are per-run values (a run's count, rate or time): thousands in a farm's result. A
+  // document from elsewhere with tens of millions is refused before they take the memory.
+  static constexpr std::size_t kMaxSamples = 4'000'000;
+  std::size_t samples_read_ = 0;
   std::string what_;
   ReadOptions options_;
   Encoding enc_;

@@ -153,7 +153,7 @@ TEST(HistoryCli, BadFilesInAFolderAreListedAndSkipped) {
   for (const char* name : {"garbage.json", "sparse.json"}) {
     EXPECT_NE(r.err.find(dir.file("K/") + name), std::string::npos) << name << ": " << r.err;
   }
-  EXPECT_NE(r.err.find("input limit of 1024 MiB"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("input limit of 256 MiB"), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 2) << "one line a file: " << r.err;
   EXPECT_NE(r.out.find("2 files under the directories were not results"), std::string::npos)
       << r.out;
