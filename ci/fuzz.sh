@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 SECONDS_EACH=${1:-300}
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(result_loader policy load_spec cpu_list selection params import)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(result_loader policy load_spec cpu_list selection params import text)
 ci/setup.sh
 DIR=${RTGATE_FUZZ_DIR:-build-fuzz}
 cmake -S . -B "$DIR" -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -32,5 +32,5 @@ for t in "${TARGETS[@]}"; do
     grep -E "ERROR|runtime error|property broken" "$log" | head -5 >&2
     exit 1
   fi
-  echo "ci/fuzz.sh: $t: $(sed -n 's/^stat::number_of_executed_units: *//p' "$log") executions in ${SECONDS_EACH}s, no finding"
+  echo "ci/fuzz.sh: $t: $(sed -n 's/^stat::number_of_executed_units: *//p' "$log") executions in ${SECONDS_EACH}s, peak RSS $(sed -n 's/^stat::peak_rss_mb: *//p' "$log") MB, no finding"
 done

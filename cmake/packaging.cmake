@@ -43,7 +43,7 @@ install(FILES ${PROJECT_BINARY_DIR}/packaging/prometheus.yml DESTINATION ${RTGAT
 install(PROGRAMS ci/gate-kernel.sh DESTINATION ${RTGATE_SHARE}/ci)
 # The virtual board and its kernel gate, for the templates' pre-gate; the guest's /init and the
 # share copier are read, not run (python3 is suggested, as for lava-cases.py).
-install(PROGRAMS ci/lab/board.sh ci/lab/gate-kernels.sh DESTINATION ${RTGATE_SHARE}/ci/lab)
+install(PROGRAMS ci/lab/board.sh ci/lab/gate-kernels.sh ci/lab/root-view.sh DESTINATION ${RTGATE_SHARE}/ci/lab)
 install(FILES ci/lab/init ci/lab/share_sync.py DESTINATION ${RTGATE_SHARE}/ci/lab)
 install(FILES ci/gitlab/rtgate.gitlab-ci.yml DESTINATION ${RTGATE_SHARE}/ci/gitlab)
 install(FILES ci/github/rtgate.yml DESTINATION ${RTGATE_SHARE}/ci/github)

@@ -26,6 +26,9 @@
 #   --append ARGS  more kernel command line (isolcpus=1, threadirqs, ...)
 #   --hostname H   the guest's host name (default rtgate-lab; ci/gate-kernel.sh keys on it)
 #   --timeout S    hard limit for boot, command and power-off (default 900); qemu is killed then
+#   --ro-path P    show the guest P (read-only) besides the system, the checkout, the build and
+#                  what the command names; the guest's root is a view of the host's, without
+#                  /root, /home, /var or /etc's secrets (ci/lab/root-view.sh)
 #   --fetch-only   fetch the kernel and build the initramfs, print the kernel release, boot nothing
 #
 # Inside, the host's / is the root (read-only, with writes kept in guest RAM), so the host's
@@ -45,7 +48,7 @@ say() { echo "lab: $*" >&2; }
 
 kernel="" flavour=rt out=lab-out lab=${RTGATE_LAB_DIR:-${HOME:-/root}/.cache/rtgate-lab}
 accel=auto smp="" mem=2048 append="" guest_host=rtgate-lab limit=900 fetch_only=0
-icount_opts=shift=1,sleep=off
+icount_opts=shift=1,sleep=off ro_paths=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --kernel) kernel=${2:?}; shift 2 ;;
@@ -60,6 +63,7 @@ while [ $# -gt 0 ]; do
     --hostname) guest_host=${2:?}; shift 2 ;;
     --timeout) limit=${2:?}; shift 2 ;;
     --fetch-only) fetch_only=1; shift ;;
+    --ro-path) ro_paths+=("$(realpath "${2:?}")"); shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; break ;;
     *) die "unknown option $1 (the command goes after --)" ;;
@@ -256,13 +260,15 @@ boot() {
   rm -rf "$ctl/share"
   python3 "$here/share_sync.py" copy-in "$dir" "$ctl/share" || fail "cannot copy $dir for the guest"
   # In a subshell whose messages go to the log: a qemu ended by the limit is not our stderr's news.
-  (timeout --kill-after=5 "$secs" qemu-system-x86_64 \
+  # The guest's root is a view of the host's (root-view.sh), in QEMU's own mount namespace.
+  (timeout --kill-after=5 "$secs" unshare --mount --propagation private -- \
+    "$here/root-view.sh" "$ctl/root" "${view_paths[@]}" -- qemu-system-x86_64 \
     "${accel_args[@]}" -cpu "$cpu" -smp "$smp" -m "$mem" -no-reboot -display none \
     -monitor "pipe:$ctl/monitor" -sandbox on,obsolete=deny,elevateprivileges=deny,spawn=deny \
     -nic none -serial "file:$ctl/console.log" -pidfile "$ctl/qemu.pid" \
     -kernel "$vmlinuz" -initrd "$initrd" \
     -append "console=ttyS0 panic=-1 loglevel=4 rdinit=/init sysrq_always_enabled rtgate_lab.out=$dir rtgate_lab.host=$guest_host $clock $append" \
-    -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
+    -virtfs "local,path=$ctl/root,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
     -virtfs "local,path=$ctl/share,mount_tag=out,security_model=mapped-xattr,multidevs=remap"; exit $?) \
     > "$ctl/qemu.log" 2>&1 &
   qpid=$!
@@ -309,6 +315,25 @@ for d in "${RTGATE_BUILD_DIR:-}" "$repo/${RTGATE_BUILD_DIR:-}"; do
   fi
 done
 guest_path+=":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+# What of the host's tree the guest sees besides the system (root-view.sh): the checkout, the
+# build, the lab cache's pinned binaries, each --ro-path, and every existing path the command
+# names (a module to load, a policy file, a pinned rtgate): a folder named is shown whole, a file
+# with its folder, except where that folder is a home or the system's own (then the file alone).
+sensitive() { case "$1" in / | /root | /home | /home/* | /var | /proc* | /sys* | /dev* | /run*) [[ "$1" != /home/*/* ]] ;; *) return 1 ;; esac; }
+view_paths=("$repo" "$lab/bin" "${ro_paths[@]}")
+IFS=: read -ra gp <<< "$guest_path"
+view_paths+=("${gp[@]}")
+while IFS= read -r w; do
+  [ -e "$w" ] || continue
+  if [ -d "$w" ]; then
+    sensitive "$w" || view_paths+=("$w")
+  elif sensitive "$(dirname "$w")"; then
+    view_paths+=("$w")
+  else
+    view_paths+=("$(dirname "$w")")
+  fi
+done < <(printf '%s\n' "$@" | grep -o '/[A-Za-z0-9._/+-]*' | sort -u)
 
 if [ "$accel" = auto ]; then
   accel=tcg

@@ -7,7 +7,9 @@
 #     the monitor FIFOs of .lab/), pointing at files outside the job folder;
 #   - writes the pid of a process the board did not start, and -1, where the pid file used to be;
 #   - makes .lab/stdout a link to a secret, .lab/stderr a FIFO, .lab/exit a huge file;
-#   - stays up past the point where the board sends SysRq keys through the monitor.
+#   - stays up past the point where the board sends SysRq keys through the monitor;
+#   - looks at the read-only root it was given: /etc/shadow must be empty, /root and the host's
+#     /proc absent, /usr there.
 # Nothing outside the job folder may change, the other process must live, the secret must not
 # be printed, no link or FIFO may come back into the job folder, and the board must say the
 # command did not run (exit 125).
@@ -50,12 +52,22 @@ while [ \$# -gt 0 ]; do
     -pidfile) echo \$\$ > "\$2" ;;
     -monitor) mon=\${2#pipe:} ;;
     -serial) console=\${2#file:} ;;
-    -virtfs) case "\$2" in *mount_tag=out*) job=\$(sed 's/.*path=\([^,]*\),.*/\1/' <<< "\$2") ;; esac ;;
+    -virtfs) case "\$2" in
+               *mount_tag=out*) job=\$(sed 's/.*path=\([^,]*\),.*/\1/' <<< "\$2") ;;
+               *mount_tag=hostroot*) root=\$(sed 's/.*path=\([^,]*\),.*/\1/' <<< "\$2") ;;
+             esac ;;
   esac
   shift
 done
 echo "[    0.000000] Linux version $rel (the fake)" > "\$console"
 cat "\$mon.in" > /dev/null &
+# What the guest's read-only root shows of the host (the view QEMU exports).
+{
+  [ -s "\$root/etc/shadow" ] && echo "shadow: readable" || echo "shadow: empty"
+  [ -e "\$root/root" ] && echo "/root: shown" || echo "/root: absent"
+  [ -e "\$root/proc/1" ] && echo "/proc: shown" || echo "/proc: absent"
+  [ -x "\$root/usr/bin/env" ] && echo "/usr: shown" || echo "/usr: absent"
+} > "\$job/view.txt"
 # The guest's part: everything below happens inside the job folder only.
 cd "\$job"
 ln -sfn "$T/outside/console" console.log
@@ -88,6 +100,8 @@ if [ ! -f "$T/job/console.log" ] || [ -L "$T/job/console.log" ]; then
   fail "console.log is not the host's copy"
 fi
 grep -q "Linux version $rel" "$T/job/console.log" || fail "console.log lost the console"
+want=$'shadow: empty\n/root: absent\n/proc: absent\n/usr: shown'
+[ "$(cat "$T/job/view.txt")" = "$want" ] || fail "the guest's root shows: $(cat "$T/job/view.txt")"
 odd=$(find "$T/job" ! -type f ! -type d)
 [ -z "$odd" ] || fail "the guest's links, FIFOs or devices reached the job folder: $odd"
 [ -z "$(ls -A "$T/tmp")" ] || fail "the board's control folder was left behind: $(ls -A "$T/tmp")"
