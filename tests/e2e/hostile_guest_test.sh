@@ -8,8 +8,8 @@
 #   - writes the pid of a process the board did not start, and -1, where the pid file used to be;
 #   - makes .lab/stdout a link to a secret, .lab/stderr a FIFO, .lab/exit a huge file;
 #   - stays up past the point where the board sends SysRq keys through the monitor;
-#   - looks at the read-only root it was given: /etc/shadow must be empty, /root and the host's
-#     /proc absent, /usr there.
+#   - looks at the read-only root it was given: /etc/shadow must be empty, /root empty, the
+#     host's /proc absent, /usr there.
 # Nothing outside the job folder may change, the other process must live, the secret must not
 # be printed, no link or FIFO may come back into the job folder, and the board must say the
 # command did not run (exit 125).
@@ -64,7 +64,7 @@ cat "\$mon.in" > /dev/null &
 # What the guest's read-only root shows of the host (the view QEMU exports).
 {
   [ -s "\$root/etc/shadow" ] && echo "shadow: readable" || echo "shadow: empty"
-  [ -e "\$root/root" ] && echo "/root: shown" || echo "/root: absent"
+  [ -n "\$(ls -A "\$root/root" 2> /dev/null)" ] && echo "/root: shown" || echo "/root: absent"
   [ -e "\$root/proc/1" ] && echo "/proc: shown" || echo "/proc: absent"
   [ -x "\$root/usr/bin/env" ] && echo "/usr: shown" || echo "/usr: absent"
 } > "\$job/view.txt"
