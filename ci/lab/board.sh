@@ -31,8 +31,9 @@
 #                  /root, /home, /var or /etc's secrets (ci/lab/root-view.sh)
 #   --fetch-only   fetch the kernel and build the initramfs, print the kernel release, boot nothing
 #
-# Inside, the host's / is the root (read-only, with writes kept in guest RAM), so the host's
-# build/rtgate, rt-tests, rtla and trace-cmd run as they are; PATH starts with the build folder
+# Inside, a view of the host's / is the root (read-only, with writes kept in guest RAM; without
+# /root, /home, /var and /etc's secrets), so the host's build/rtgate, rt-tests, rtla and
+# trace-cmd run as they are; PATH starts with the build folder
 # ($RTGATE_BUILD_DIR or build) and ci/. The kernel package comes from the Debian archive through
 # apt-get download; nothing else is fetched. qemu never outlives this script.
 #
