@@ -41,10 +41,11 @@ string(REPLACE "../../exporters/prometheus/rules.yml" "rules.yml" RTGATE_PROM_CO
 file(WRITE ${PROJECT_BINARY_DIR}/packaging/prometheus.yml "${RTGATE_PROM_CONFIG}")
 install(FILES ${PROJECT_BINARY_DIR}/packaging/prometheus.yml DESTINATION ${RTGATE_SHARE}/prometheus)
 install(PROGRAMS ci/gate-kernel.sh DESTINATION ${RTGATE_SHARE}/ci)
-# The virtual board and its kernel gate, for the templates' pre-gate; the guest's /init and the
-# share copier are read, not run (python3 is suggested, as for lava-cases.py).
-install(PROGRAMS ci/lab/board.sh ci/lab/gate-kernels.sh ci/lab/root-view.sh DESTINATION ${RTGATE_SHARE}/ci/lab)
-install(FILES ci/lab/init ci/lab/share_sync.py DESTINATION ${RTGATE_SHARE}/ci/lab)
+# The virtual board and its kernel gate, for the templates' pre-gate (init is the guest's /init);
+# the share copier is run as `python3 share_sync.py` (python3 is suggested, as for lava-cases.py).
+install(PROGRAMS ci/lab/board.sh ci/lab/gate-kernels.sh ci/lab/root-view.sh ci/lab/init
+        DESTINATION ${RTGATE_SHARE}/ci/lab)
+install(FILES ci/lab/share_sync.py DESTINATION ${RTGATE_SHARE}/ci/lab)
 install(FILES ci/gitlab/rtgate.gitlab-ci.yml DESTINATION ${RTGATE_SHARE}/ci/gitlab)
 install(FILES ci/github/rtgate.yml DESTINATION ${RTGATE_SHARE}/ci/github)
 # lava-cases.py is run as `python3 lava-cases.py`, hence not executable (no python3 dependency
