@@ -2,6 +2,7 @@
 
 #include "cli/commands.h"
 #include "framework/selection.h"
+#include "results/json_stream.h"
 
 namespace rtgate::cli {
 namespace {
@@ -47,8 +48,7 @@ void add_describe(CLI::App& app, int& exit_code) {
                                  {"unit", p.unit},
                                  {"help", p.help}});
       }
-      std::printf("%s\n",
-                  out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+      std::printf("%s\n", json_stream::dump_valid(out, 2).c_str());
       return;
     }
     std::string tags;

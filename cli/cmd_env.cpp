@@ -3,6 +3,7 @@
 #include "cli/commands.h"
 #include "framework/env/environment.h"
 #include "framework/rt/rt_checks.h"
+#include "results/json_stream.h"
 #include "results/result_json.h"
 
 namespace rtgate::cli {
@@ -38,8 +39,7 @@ void add_env(CLI::App& app, int& exit_code) {
     if (*json) {
       auto out = to_json(probe)["environment"];
       out["readiness"] = readiness_json(r);
-      std::printf("%s\n",
-                  out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+      std::printf("%s\n", json_stream::dump_valid(out, 2).c_str());
       return;
     }
     const Environment& e = probe.environment;

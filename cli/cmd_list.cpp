@@ -2,6 +2,7 @@
 
 #include "cli/commands.h"
 #include "framework/selection.h"
+#include "results/json_stream.h"
 
 namespace rtgate::cli {
 
@@ -29,8 +30,7 @@ void add_list(CLI::App& app, int& exit_code) {
       for (const auto* d : s.suites) {
         out.push_back({{"name", d->name.value}, {"tags", d->tags}, {"summary", d->summary}});
       }
-      std::printf("%s\n",
-                  out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+      std::printf("%s\n", json_stream::dump_valid(out, 2).c_str());
       return;
     }
     for (const auto* d : s.suites) {

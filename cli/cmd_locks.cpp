@@ -2,6 +2,7 @@
 
 #include "cli/commands.h"
 #include "locks/catalogue.h"
+#include "results/json_stream.h"
 
 namespace rtgate::cli {
 
@@ -22,8 +23,7 @@ void add_locks(CLI::App& app, int& exit_code) {
                        {"safe_fifo_oversubscribed", l.safe_fifo_oversubscribed},
                        {"summary", l.summary}});
       }
-      std::printf("%s\n",
-                  out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+      std::printf("%s\n", json_stream::dump_valid(out, 2).c_str());
     } else {
       std::printf("%-24s %-6s %-12s %-5s %-10s %s\n", "name", "kind", "pi", "fifo", "fifo-oversub",
                   "summary");

@@ -162,16 +162,18 @@ inline std::size_t count_of(array a) {
 }
 
 // A list of finite numbers (samples).
+// Per-run values (samples): thousands in a farm's result. Tens of millions, from elsewhere, are
+// refused before they take the memory: in one array here, in a whole document by the history
+// reader.
+inline constexpr std::size_t kMaxSamples = 4'000'000;
+
 inline std::vector<double> numbers(object obj, const char* key, const std::string& where) {
   const element v = field(obj, key, where);
   array a;
   if (v.get(a) != simdjson::SUCCESS)
     throw JsonError(where + "." + key + ": expected an array of numbers");
-  // Per-run values: thousands in a farm's result. Tens of millions, from elsewhere, are refused
-  // before they take the memory.
-  constexpr std::size_t kMaxNumbers = 4'000'000;
-  if (count_of(a) > kMaxNumbers) {
-    throw JsonError(where + "." + key + ": more than " + std::to_string(kMaxNumbers) +
+  if (count_of(a) > kMaxSamples) {
+    throw JsonError(where + "." + key + ": more than " + std::to_string(kMaxSamples) +
                     " values (the input limit)");
   }
   std::vector<double> out;

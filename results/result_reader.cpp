@@ -251,8 +251,9 @@ class Reader {
           if (std::move(x).get_double().get(d) != simdjson::SUCCESS || !std::isfinite(d)) {
             throw JsonError(where() + ".samples: a value is not a finite number");
           }
-          if (++samples_read_ > kMaxSamples) {
-            throw JsonError(where() + ".samples: more than " + std::to_string(kMaxSamples) +
+          if (++samples_read_ > json_dom::kMaxSamples) {
+            throw JsonError(where() + ".samples: more than " +
+                            std::to_string(json_dom::kMaxSamples) +
                             " samples in the document (the input limit)");
           }
           m.samples.push_back(d);
@@ -336,10 +337,7 @@ class Reader {
     return std::string(s);
   }
 
-  // Samples are per-run values (a run's count, rate or time): thousands in a farm's result. A
-  // document from elsewhere with tens of millions is refused before they take the memory.
-  static constexpr std::size_t kMaxSamples = 4'000'000;
-  std::size_t samples_read_ = 0;
+  std::size_t samples_read_ = 0;  // in the document, up to json_dom::kMaxSamples
   std::string what_;
   ReadOptions options_;
   Encoding enc_;

@@ -17,16 +17,17 @@ std::string dir_of(const std::string& path) {
   return slash == 0 ? "/" : path.substr(0, slash);
 }
 
-// Creates the temporary file beside the target (the rename stays within one file system), under
-// a name nobody can guess: mkostemp opens it O_CREAT|O_EXCL, so whatever another user planted
-// there in advance (a symlink, a hard link to their file, a FIFO) is never opened, and a name
-// that is taken is simply retried. Returns the fd (mode 0600 until fchmod) or -1 with errno.
-int create_temp(const std::string& path, std::string& tmp) {
+// Opens a new file beside `path` (the rename stays within one file system), `.BASE.XXXXXX` when
+// hidden, else `BASE.XXXXXX`: mkostemp opens it O_CREAT|O_EXCL under a name nobody can guess, so
+// whatever another user planted there in advance (a symlink, a hard link to their file, a FIFO)
+// is never opened, and a name that is taken is simply retried. Returns the fd (mode 0600) or -1
+// with errno.
+int create_beside(const std::string& path, bool hidden, std::string& name) {
   const std::size_t slash = path.rfind('/');
   const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
   const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
-  tmp = dir + "." + base.substr(0, 200) + ".XXXXXX";
-  return ::mkostemp(tmp.data(), O_CLOEXEC);
+  name = dir + (hidden ? "." : "") + base.substr(0, 200) + ".XXXXXX";
+  return ::mkostemp(name.data(), O_CLOEXEC);
 }
 
 std::string err(const std::string& what, const std::string& path, int e) {
@@ -54,6 +55,18 @@ std::string write_file_atomically(const std::string& path, const std::string& co
   return write_file_atomically(path, {&whole, 1});
 }
 
+int write_new_file_beside(const std::string& path, bool hidden, mode_t mode,
+                          std::span<const std::string_view> pieces, std::string* created) {
+  const int fd = create_beside(path, hidden, *created);
+  if (fd < 0) return errno;
+  int e = ::fchmod(fd, mode) == 0 ? 0 : errno;  // the umask must not narrow it
+  if (e == 0) e = write_pieces(fd, pieces);
+  if (e == 0 && ::fsync(fd) != 0) e = errno;
+  if (::close(fd) != 0 && e == 0) e = errno;
+  if (e != 0) ::unlink(created->c_str());
+  return e;
+}
+
 std::string write_file_atomically(const std::string& path,
                                   std::span<const std::string_view> pieces) {
   // A new file is 0644; a replaced one keeps its bits, except set-id ones: a result is data.
@@ -62,19 +75,7 @@ std::string write_file_atomically(const std::string& path,
     mode = old.st_mode & 0777;
   }
   std::string tmp;
-  const int fd = create_temp(path, tmp);
-  if (fd < 0) return err("write", path, errno);
-  const auto fail = [&](int e) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    return err("write", path, e);
-  };
-  if (::fchmod(fd, mode) != 0) return fail(errno);  // the umask must not narrow it
-  if (const int e = write_pieces(fd, pieces); e != 0) return fail(e);
-  if (::fsync(fd) != 0) return fail(errno);
-  if (::close(fd) != 0) {
-    const int e = errno;
-    ::unlink(tmp.c_str());
+  if (const int e = write_new_file_beside(path, /*hidden=*/true, mode, pieces, &tmp); e != 0) {
     return err("write", path, e);
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
@@ -92,7 +93,7 @@ std::string write_file_atomically(const std::string& path,
 
 std::string check_atomically_writable(const std::string& path, const std::string& shown) {
   std::string tmp;
-  const int fd = create_temp(path, tmp);
+  const int fd = create_beside(path, /*hidden=*/true, tmp);
   if (fd < 0) return err("write", shown, errno);
   ::close(fd);
   ::unlink(tmp.c_str());

@@ -4,6 +4,8 @@
 // a device, FIFO or symlink would replace the node itself).
 #pragma once
 
+#include <sys/types.h>
+
 #include <span>
 #include <string>
 #include <string_view>
@@ -18,6 +20,13 @@ std::string write_file_atomically(const std::string& path, const std::string& co
 // The same for content given in pieces, written one after the other (never joined in memory).
 std::string write_file_atomically(const std::string& path,
                                   std::span<const std::string_view> pieces);
+
+// Writes `pieces` to a new file beside `path` (in its directory), named `.BASE.XXXXXX` when
+// `hidden`, else `BASE.XXXXXX`: created O_EXCL under a name nobody can guess (nothing planted
+// there is ever opened), with `mode`, fsynced. Returns 0 and its name in *created, or the errno
+// of the failure (nothing is left behind).
+int write_new_file_beside(const std::string& path, bool hidden, mode_t mode,
+                          std::span<const std::string_view> pieces, std::string* created);
 
 // Writes every piece to `fd` in order, through short writes and EINTR. Returns 0, or the errno
 // of the failure (EIO for a write that wrote nothing).

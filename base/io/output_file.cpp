@@ -75,13 +75,11 @@ int open_stream(const std::string& path) {
 // new regular file beside it instead, and the message says where, so nothing measured is lost.
 std::string write_elsewhere(const std::string& shown, const std::string& node,
                             std::span<const std::string_view> pieces) {
-  std::string other = node + ".XXXXXX";
-  const int fd = ::mkostemp(other.data(), O_CLOEXEC);
-  if (fd < 0) return "cannot write " + quoted(shown) + ": no reader, and no file beside it";
-  int e = ::fchmod(fd, 0644) == 0 ? write_pieces(fd, pieces) : errno;
-  if (::close(fd) != 0 && e == 0) e = errno;
-  if (e != 0)
-    return "cannot write " + quoted(shown) + " nor " + quoted(other) + ": " + std::strerror(e);
+  std::string other;
+  if (const int e = write_new_file_beside(node, /*hidden=*/false, 0644, pieces, &other); e != 0) {
+    return "cannot write " + quoted(shown) +
+           " (no reader) nor a file beside it: " + std::strerror(e);
+  }
   return quoted(shown) + " is a FIFO that nobody read for 2 s: written to " + quoted(other) +
          " instead";
 }

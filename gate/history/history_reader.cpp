@@ -18,11 +18,10 @@ struct File {
   bool named = false;  // named on the command line: unreadable is an error, not a skip
 };
 
-}  // namespace
-
-std::optional<HistoryInputs> load_history(const std::vector<std::string>& paths,
-                                          const Policy& policy, const char* role,
-                                          std::string* error_out, const RunReport* current) {
+// The files `paths` name: each file, and the results under each directory. nullopt and a
+// one-line *error for a path that does not exist or a directory that cannot be listed.
+std::optional<std::vector<File>> files_of(const std::vector<std::string>& paths, const char* role,
+                                          std::string* error_out) {
   std::vector<File> files;
   for (const std::string& p : paths) {
     std::error_code ec;
@@ -41,6 +40,17 @@ std::optional<HistoryInputs> load_history(const std::vector<std::string>& paths,
       return std::nullopt;
     }
   }
+  return files;
+}
+
+}  // namespace
+
+std::optional<HistoryInputs> load_history(const std::vector<std::string>& paths,
+                                          const Policy& policy, const char* role,
+                                          std::string* error_out, const RunReport* current) {
+  const std::optional<std::vector<File>> listed = files_of(paths, role, error_out);
+  if (!listed) return std::nullopt;
+  const std::vector<File>& files = *listed;
   HistoryBuilder builder(policy);
   HistoryInputs out;
   std::mutex mu;
