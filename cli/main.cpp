@@ -10,6 +10,7 @@
 #include <exception>
 #include <string_view>
 
+#include "base/io/input_limit.h"
 #include "cli/commands.h"
 #include "cli/version.h"
 #include "framework/selection.h"
@@ -69,6 +70,14 @@ int main(int argc, char** argv) {
   app.footer(
       "Exit codes: 0 ok, 1 regression or failed suite, 2 usage or input error, 3 inconclusive,\n"
       "4 environment cannot run what was required, 130 interrupted.");
+  app.add_option_function<std::size_t>(
+         "--max-input", [](std::size_t mib) { rtgate::io::set_max_input_mib(mib); },
+         "The most read from one result or imported file, in MiB (default 256, or "
+         "RTGATE_MAX_INPUT_MB): past it the file is refused (exit 2), naming it")
+      ->type_name("MB")
+      ->check(CLI::Range(std::size_t{1}, rtgate::io::kMaxInputMiB));
+  // Global options may follow the command too (rtgate history DIR --max-input 1024).
+  app.fallthrough();
   int exit_code = kExitOk;
   add_list(app, exit_code);
   add_describe(app, exit_code);

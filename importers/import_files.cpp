@@ -5,6 +5,7 @@
 #include <cstring>
 #include <memory>
 
+#include "base/io/input_limit.h"
 #include "importers/bounded_json.h"
 #include "importers/rt_tests_json.h"
 
@@ -12,21 +13,11 @@ namespace rtgate::importers {
 namespace {
 
 std::string read_input(const std::string& path) {
-  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"),
-                                                          &std::fclose);
-  if (!f) throw ImportError(path + ": cannot open: " + std::strerror(errno));
-  std::string out;
-  char buf[1 << 16];
-  while (true) {
-    const std::size_t n = std::fread(buf, 1, sizeof buf, f.get());
-    out.append(buf, n);
-    if (out.size() > kMaxInputBytes) {
-      throw ImportError(path + ": larger than " + std::to_string(kMaxInputBytes >> 20) + " MiB");
-    }
-    if (n < sizeof buf) break;
-  }
-  if (std::ferror(f.get())) throw ImportError(path + ": cannot read: " + std::strerror(errno));
-  return out;
+  std::string why;
+  bool too_big = false;
+  std::optional<std::string> text = io::read_bounded(path, io::max_input_bytes(), &why, &too_big);
+  if (!text) throw ImportError(why + (too_big ? ", the input limit (--max-input)" : ""));
+  return std::move(*text);
 }
 
 std::string known_formats() {

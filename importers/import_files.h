@@ -15,9 +15,6 @@
 
 namespace rtgate::importers {
 
-// Larger inputs are refused: the largest rt-tests or rtla output is a few MB.
-inline constexpr std::size_t kMaxInputBytes = std::size_t{256} << 20;
-
 struct ImportOptions {
   // The command that wrote a file whose format does not record it (rtla's text).
   std::string cmdline;

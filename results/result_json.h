@@ -26,12 +26,12 @@ RunReport report_from_text(std::string_view text);
 // A result file's bytes, plain JSON or gzip; `name` names the file in errors.
 RunReport report_from_bytes(std::string_view bytes, const std::string& name);
 // A file, pipe or process substitution, plain JSON or gzip (told by its first bytes, whatever its
-// name); a gzip result may inflate to at most kMaxInflatedBytes.
+// name); a gzip result may inflate to at most max_input_bytes().
 RunReport read_report_file(const std::string& path);
-// 256 MiB: 5 times a result of 10,000 cases; reading one takes about 5 times its size.
-inline constexpr std::size_t kMaxInflatedBytes = std::size_t{256} << 20;
-// The most a result may take, read or inflated: kMaxInflatedBytes, or RTGATE_MAX_INPUT_MB
-// (a farm with bigger results raises it). Past it a read fails, naming the file and the limit.
+// The most a result may take, read or inflated: io::max_input_bytes() (256 MiB by default, 5
+// times a result of 10,000 cases; reading one takes about 5 times its size). A farm with bigger
+// results raises it (--max-input, RTGATE_MAX_INPUT_MB). Past it a read fails, naming the file
+// and the limit.
 std::size_t max_input_bytes();
 // What a reader may leave out. history_only: what `rtgate history` reduces a result to
 // (HistoryBuilder::add) and nothing more: the document's and suites' own fields (host, boot,

@@ -13,6 +13,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "base/io/input_limit.h"
 #include "results/duplicate_keys.h"
 #include "results/gzip_codec.h"
 #include "results/json_dom.h"
@@ -371,18 +372,7 @@ RunReport parse_gzip(std::string_view bytes, const std::string& name, const Read
 
 }  // namespace
 
-std::size_t max_input_bytes() {
-  static const std::size_t bytes = [] {
-    const char* v = std::getenv("RTGATE_MAX_INPUT_MB");
-    char* end = nullptr;
-    const unsigned long long mb = v != nullptr ? std::strtoull(v, &end, 10) : 0;
-    if (mb == 0 || end == nullptr || *end != '\0' || mb > (std::size_t{1} << 24)) {
-      return kMaxInflatedBytes;
-    }
-    return static_cast<std::size_t>(mb) << 20;
-  }();
-  return bytes;
-}
+std::size_t max_input_bytes() { return io::max_input_bytes(); }
 
 RunReport report_from_text(std::string_view text) {
   const simdjson::padded_string padded(text);
@@ -411,7 +401,7 @@ RunReport read_report_file(const std::string& path, const ReadOptions& options) 
   const auto too_big = [&] {
     ::close(fd);
     return JsonError("cannot read '" + path + "': larger than the input limit of " +
-                     std::to_string(limit >> 20) + " MiB (RTGATE_MAX_INPUT_MB)");
+                     std::to_string(limit >> 20) + " MiB (--max-input, RTGATE_MAX_INPUT_MB)");
   };
   struct stat st {};
   std::string text;

@@ -2,11 +2,9 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <set>
-#include <sstream>
+
+#include "base/io/input_limit.h"
 
 namespace rtgate::gate {
 namespace {
@@ -301,11 +299,12 @@ Policy parse_policy(const std::string& text, const std::string& origin) {
 }
 
 Policy load_policy(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw PolicyError("cannot read policy " + path + ": " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_policy(text.str(), path);
+  std::string why;
+  bool too_big = false;
+  const std::optional<std::string> text = io::read_bounded(path, kMaxPolicyBytes, &why, &too_big);
+  // why is "PATH: larger than 4 MiB" or "cannot read PATH: ...".
+  if (!text) throw PolicyError(too_big ? "policy " + why : "cannot read policy " + why.substr(12));
+  return parse_policy(*text, path);
 }
 
 std::string validate_policy(const Policy& policy, const RunReport& base, const RunReport& cur) {

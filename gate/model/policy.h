@@ -35,6 +35,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -156,8 +157,12 @@ struct MetricPolicy {
 MetricPolicy resolve(const Policy& policy, const std::string& suite, const std::string& case_name,
                      const std::string& metric, bool gated_by_default);
 
+// A policy is a few hundred lines; a bigger file is refused before YAML parsing, whose memory
+// grows far faster than the text.
+inline constexpr std::size_t kMaxPolicyBytes = std::size_t{4} << 20;
 // Reads a policy file. Throws PolicyError with a one-line message ("FILE:LINE: what is wrong")
-// when the file cannot be read, does not parse, has an unknown key or an out-of-range value.
+// when the file cannot be read, is past kMaxPolicyBytes, does not parse, has an unknown key or an
+// out-of-range value.
 Policy load_policy(const std::string& path);
 // The same from text; `origin` names it in messages.
 Policy parse_policy(const std::string& text, const std::string& origin = "policy");

@@ -3,6 +3,7 @@
 // crash or an uncaught exception.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -187,6 +188,42 @@ TEST(BadInput, APolicyKeyThatIsAListExits2) {
   std::ofstream(f.dir.file("p.yaml")) << "metrics:\n  ? [cyclic]\n  : {gate: true}\n";
   expect_usage_error({"gate", good, good, "--policy", f.dir.file("p.yaml")}, "--policy: ");
   expect_usage_error({"compare", good, good, "--policy", f.dir.file("p.yaml")}, "--policy: ");
+}
+
+// A policy past 4 MiB is refused before YAML sees it, and a FIFO nobody writes to reads as an
+// empty policy instead of hanging the gate.
+TEST(BadInput, AHugePolicyOrAnIdleFifoIsRefusedQuickly) {
+  ResultFiles f;
+  const std::string good = f.write("good.json", f.doc);
+  {
+    std::ofstream big(f.dir.file("big.yaml"));
+    big << "# " << std::string(5 << 20, 'x') << "\n";
+  }
+  expect_usage_error({"gate", good, good, "--policy", f.dir.file("big.yaml")}, "larger than 4 MiB");
+  ASSERT_EQ(mkfifo(f.dir.file("fifo.yaml").c_str(), 0600), 0);
+  const ProcessResult r =
+      run_rtgate({"gate", good, good, "--policy", f.dir.file("fifo.yaml")}, {.timeout_s = 30});
+  EXPECT_NE(r.exit_code, 124) << "the gate hung on a FIFO";
+  EXPECT_LT(r.seconds, 10);
+}
+
+// --max-input, before or after the command, bounds what is read of a result or an imported file
+// (and raises it for a farm); the refusal names the file, the limit and the knob.
+TEST(BadInput, MaxInputBoundsResultsAndImportsWhereverItIsGiven) {
+  ResultFiles f;
+  nlohmann::json doc = f.doc;
+  doc["padding"] = std::string(3 << 20, 'p');
+  const std::string big = f.write("big.json", doc);
+  const std::string good = f.write("good.json", f.doc);
+  expect_usage_error({"--max-input", "2", "gate", big, good}, "2 MiB");
+  expect_usage_error({"gate", good, big, "--max-input", "2"}, "--max-input");
+  const ProcessResult ok = run_rtgate({"gate", good, big, "--max-input", "8"}, {.timeout_s = 30});
+  EXPECT_NE(ok.exit_code, 2) << ok.err;
+  std::ofstream(f.dir.file("cyclictest.txt")) << std::string(3 << 20, '#') << "\n";
+  expect_usage_error(
+      {"import", f.dir.file("cyclictest.txt"), "-o", f.dir.file("i.json"), "--max-input", "2"},
+      "--max-input");
+  expect_usage_error({"gate", good, good, "--max-input", "0"}, "--max-input");
 }
 
 TEST(BadInput, BadLoadCpusSelectorsAndParamsExit2) {
