@@ -1,5 +1,6 @@
 #include <nlohmann/json.hpp>
 
+#include "base/text/utf8.h"
 #include "cli/commands.h"
 #include "framework/env/environment.h"
 #include "framework/rt/rt_checks.h"
@@ -44,7 +45,7 @@ void add_env(CLI::App& app, int& exit_code) {
     }
     const Environment& e = probe.environment;
     const auto row = [](const char* k, const std::string& v) {
-      std::printf("  %-20s %s\n", k, v.empty() ? "-" : v.c_str());
+      std::printf("  %-20s %s\n", k, v.empty() ? "-" : text::for_terminal(v).c_str());
     };
     std::printf("machine\n");
     row("hostname", e.hostname);

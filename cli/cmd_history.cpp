@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "base/text/utf8.h"
 #include "cli/commands.h"
 #include "cli/export_options.h"
 #include "cli/gate_common.h"
@@ -66,7 +67,7 @@ void add_history(CLI::App& app, int& exit_code) {
     std::vector<std::string> why = in->skipped;
     std::sort(why.begin(), why.end());
     for (std::size_t i = 0; i < why.size() && i < 10; ++i)
-      std::fprintf(stderr, "rtgate: skipped: %s\n", why[i].c_str());
+      std::fprintf(stderr, "rtgate: skipped: %s\n", text::for_terminal(why[i]).c_str());
     if (why.size() > 10)
       std::fprintf(stderr, "rtgate: ... and %zu more skipped\n", why.size() - 10);
     int baseline = -1;

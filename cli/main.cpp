@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "base/io/input_limit.h"
+#include "base/text/utf8.h"
 #include "cli/commands.h"
 #include "cli/version.h"
 #include "framework/selection.h"
@@ -19,7 +20,7 @@
 namespace rtgate::cli {
 
 void print_error(const std::string& message) {
-  std::fprintf(stderr, "rtgate: error: %s\n", message.c_str());
+  std::fprintf(stderr, "rtgate: error: %s\n", text::for_terminal(message).c_str());
 }
 
 int finish_stdout(int rc) {

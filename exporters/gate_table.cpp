@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <functional>
 
+#include "base/text/utf8.h"
 #include "gate/model/format.h"
 #include "results/json_stream.h"
 
@@ -94,7 +95,8 @@ void emit_gate_table(const gate::GateVerdict& report, TableFormat format,
       put(s.suite + "/" + m.case_name + "/" + m.metric + ": " + gate::to_string(m.verdict) + ": " +
           m.reason + "\n");
       for (const auto& e : m.evidence) {
-        put("    " + std::string(gate::to_string(e.test)) + (e.deciding ? " (decided)" : "") + ": " + e.detail + "\n");
+        put("    " + std::string(gate::to_string(e.test)) + (e.deciding ? " (decided)" : "") +
+            ": " + e.detail + "\n");
       }
       for (const auto& t : m.trace) put("    trace: " + t + "\n");
     }
@@ -128,8 +130,10 @@ std::string render_gate_table(const gate::GateVerdict& report, TableFormat forma
 }
 
 void write_gate_table(const gate::GateVerdict& report, TableFormat format, std::FILE* out) {
-  emit_gate_table(report, format,
-                  [out](const std::string& piece) { std::fputs(piece.c_str(), out); });
+  // Names in a result came from elsewhere: no control character reaches the terminal.
+  emit_gate_table(report, format, [out](const std::string& piece) {
+    std::fputs(text::for_terminal(piece, true).c_str(), out);
+  });
 }
 
 namespace {

@@ -1,6 +1,7 @@
 // --format table (the default): the tables people read on a terminal. The gate's verdicts
 // (gate_table.h), a board's history (history_report.h) and a host's calibration
 // (calibration_table.h).
+#include "base/text/utf8.h"
 #include "exporters/calibration_table.h"
 #include "exporters/export_registry.h"
 #include "exporters/gate_table.h"
@@ -10,7 +11,7 @@ namespace rtgate {
 namespace {
 
 void write_history(const HistoryDocument& h, std::FILE* out) {
-  std::fputs(render_history_table(h.history, h.report).c_str(), out);
+  std::fputs(text::for_terminal(render_history_table(h.history, h.report), true).c_str(), out);
   if (h.not_results > 0) {
     std::fprintf(out, "(%d files under the directories were not results and were skipped)\n",
                  h.not_results);
@@ -19,10 +20,15 @@ void write_history(const HistoryDocument& h, std::FILE* out) {
 
 void write_calibration(const CalibrationDocument& c, std::FILE* out) {
   if (c.noise != nullptr) {
-    std::fputs(render_calibration(*c.noise, *c.defaults, *c.options).c_str(), out);
+    std::fputs(
+        text::for_terminal(render_calibration(*c.noise, *c.defaults, *c.options), true).c_str(),
+        out);
   }
   if (c.sessions != nullptr) {
-    std::fputs(render_session_noise(*c.sessions, c.session_count, c.sessions_dir).c_str(), out);
+    std::fputs(
+        text::for_terminal(render_session_noise(*c.sessions, c.session_count, c.sessions_dir), true)
+            .c_str(),
+        out);
   }
 }
 

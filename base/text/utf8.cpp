@@ -43,24 +43,47 @@ bool is_valid_utf8(std::string_view s) {
   return true;
 }
 
-std::string to_valid_utf8(std::string_view s) {
-  if (is_valid_utf8(s)) return std::string(s);
+namespace {
+
+// `s` with every byte outside a well-formed sequence, and each sequence `escape` picks, as \xNN.
+template <typename Escape>
+std::string escaped(std::string_view s, Escape escape) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(s.size() + 16);
+  const auto hex = [&](std::uint8_t c) {
+    out += "\\x";
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+  };
   for (std::size_t i = 0; i < s.size();) {
     const std::size_t n = sequence_at(s, i);
-    if (n == 0) {
-      const auto c = static_cast<std::uint8_t>(s[i++]);
-      out += "\\x";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
+    if (n == 0 || escape(s.substr(i, n))) {
+      for (const char c : s.substr(i, n == 0 ? 1 : n)) hex(static_cast<std::uint8_t>(c));
+      i += n == 0 ? 1 : n;
     } else {
       out.append(s.substr(i, n));
       i += n;
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::string to_valid_utf8(std::string_view s) {
+  if (is_valid_utf8(s)) return std::string(s);
+  return escaped(s, [](std::string_view) { return false; });
+}
+
+std::string for_terminal(std::string_view s, bool keep_lines) {
+  // C0 controls and DEL, and C1 controls (U+0080..U+009F, two bytes C2 80..C2 9F), which some
+  // terminals also take as the start of an escape sequence.
+  return escaped(s, [keep_lines](std::string_view seq) {
+    const auto c = static_cast<std::uint8_t>(seq[0]);
+    if (keep_lines && (c == '\n' || c == '\t')) return false;
+    return c < 0x20 || c == 0x7F || (c == 0xC2 && static_cast<std::uint8_t>(seq[1]) <= 0x9F);
+  });
 }
 
 }  // namespace rtgate::text

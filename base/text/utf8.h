@@ -17,4 +17,9 @@ bool is_valid_utf8(std::string_view s);
 // unchanged.
 std::string to_valid_utf8(std::string_view s);
 
+// The same, and every control character (C0, DEL, C1) as \xNN too: a name from elsewhere (a file
+// name, a comm) printed on a terminal can neither break a one-line message nor start an escape
+// sequence. keep_lines: a table's newlines and tabs stay as they are.
+std::string for_terminal(std::string_view s, bool keep_lines = false);
+
 }  // namespace rtgate::text

@@ -46,6 +46,26 @@ TEST(Utf8, EveryByteStringBecomesValid) {
   }
 }
 
+// A file name or a comm printed on a terminal: no escape sequence, no second line.
+TEST(Utf8, ATerminalGetsNoControlCharacter) {
+  using text::for_terminal;
+  EXPECT_EQ(for_terminal("a\x1b]0;owned\x07"
+                         "b"),
+            "a\\x1b]0;owned\\x07b");
+  EXPECT_EQ(for_terminal("one\ntwo\r\x7f"), "one\\x0atwo\\x0d\\x7f");
+  EXPECT_EQ(for_terminal("\xc2\x9b"
+                         "31m"),
+            "\\xc2\\x9b31m")
+      << "C1's CSI";
+  EXPECT_EQ(for_terminal("h\xc3\xa9te \xc2\xa0\xff"), "h\xc3\xa9te \xc2\xa0\\xff");
+  EXPECT_EQ(for_terminal("a\tb\nc\x1b", true), "a\tb\nc\\x1b") << "a table keeps its lines";
+  std::string all;
+  for (int i = 0; i < 256; ++i) all += static_cast<char>(i);
+  for (const char c : for_terminal(all)) {
+    EXPECT_TRUE(static_cast<unsigned char>(c) >= 0x20 && c != 0x7f) << int(c);
+  }
+}
+
 TEST(Utf8, JsonOfAnInvalidStringIsStillWritten) {
   nlohmann::ordered_json j{{"comm", "\xff\xfe"}, {"host", "ok"}};
   EXPECT_THROW((void)j.dump(), nlohmann::json::type_error) << "what the result writer hit";
