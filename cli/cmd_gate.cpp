@@ -69,11 +69,10 @@ void add_gate(CLI::App& app, int& exit_code) {
     gate::GateVerdict verdicts;
     exit_code = judge_pair(*base, *cur, o->in, &verdicts);
     if (exit_code == kExitUsage) return;
-    const int exported = write_exports(o->exports,
-                                       {.report = &*cur,
-                                        .gate = &verdicts,
-                                        .fail_on_inconclusive = o->in.fail_on_inconclusive},
-                                       kVerdictsDocument);
+    const int exported = write_exports(
+        o->exports,
+        {.report = &*cur, .gate = &verdicts, .fail_on_inconclusive = o->in.fail_on_inconclusive},
+        kVerdictsDocument);
     if (exported != kExitOk) exit_code = exported;
   });
 }
