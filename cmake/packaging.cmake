@@ -43,7 +43,8 @@ install(FILES ${PROJECT_BINARY_DIR}/packaging/prometheus.yml DESTINATION ${RTGAT
 install(PROGRAMS ci/gate-kernel.sh DESTINATION ${RTGATE_SHARE}/ci)
 # The virtual board and its kernel gate, for the templates' pre-gate (init is the guest's /init);
 # the share copier is run as `python3 share_sync.py` (python3 is suggested, as for lava-cases.py).
-install(PROGRAMS ci/lab/board.sh ci/lab/gate-kernels.sh ci/lab/root-view.sh ci/lab/init
+install(PROGRAMS ci/lab/board.sh ci/lab/gate-kernels.sh ci/lab/root-view.sh ci/lab/lab-user.sh
+        ci/lab/init
         DESTINATION ${RTGATE_SHARE}/ci/lab)
 install(FILES ci/lab/share_sync.py DESTINATION ${RTGATE_SHARE}/ci/lab)
 install(FILES ci/gitlab/rtgate.gitlab-ci.yml DESTINATION ${RTGATE_SHARE}/ci/gitlab)

@@ -29,6 +29,8 @@
 #   --ro-path P    show the guest P (read-only) besides the system, the checkout, the build and
 #                  what the command names; the guest's root is a view of the host's, without
 #                  /root, /home, /var or /etc's secrets (ci/lab/root-view.sh)
+#   --runas U      the user QEMU drops to once its files are open (default $RTGATE_LAB_USER, else
+#                  rtgate-lab, made on first use by ci/lab/lab-user.sh); never root
 #   --fetch-only   fetch the kernel and build the initramfs, print the kernel release, boot nothing
 #
 # Inside, a view of the host's / is the root (read-only, with writes kept in guest RAM; without
@@ -49,7 +51,7 @@ say() { echo "lab: $*" >&2; }
 
 kernel="" flavour=rt out=lab-out lab=${RTGATE_LAB_DIR:-${HOME:-/root}/.cache/rtgate-lab}
 accel=auto smp="" mem=2048 append="" guest_host=rtgate-lab limit=900 fetch_only=0
-icount_opts=shift=1,sleep=off ro_paths=()
+icount_opts=shift=1,sleep=off ro_paths=() runas=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --kernel) kernel=${2:?}; shift 2 ;;
@@ -63,6 +65,7 @@ while [ $# -gt 0 ]; do
     --append) append=${2:?}; shift 2 ;;
     --hostname) guest_host=${2:?}; shift 2 ;;
     --timeout) limit=${2:?}; shift 2 ;;
+    --runas) runas=${2:?}; shift 2 ;;
     --fetch-only) fetch_only=1; shift ;;
     --ro-path) ro_paths+=("$(realpath "${2:?}")"); shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -207,6 +210,7 @@ fi
 # owners, modes and device nodes are attributes on the host, never a set-id file or a device.
 # Files the guest wrote are read with guest_file (no link followed, regular files only, bounded);
 # the host writes into the job folder with publish (never through a link).
+runas=$("$here/lab-user.sh" ${runas:+"$runas"}) || exit 2
 ctl=$(mktemp -d "${TMPDIR:-/tmp}/rtgate-board.XXXXXX")
 qpid=""
 cleanup() {
@@ -243,6 +247,25 @@ publish() {
   (set -C; cat -- "$src" > "$dst")
 }
 
+# dropped: false while the QEMU of this boot still runs as root. QEMU writes its pid file, then
+# opens its files and the shares, then drops to $runas (-runas), before the guest's first
+# instruction. That setuid is why -sandbox allows "elevateprivileges": from then on QEMU holds
+# no capability and cannot become root again (no_new_privs, and its saved uid is $runas's).
+dropped() {
+  local pid="" uid="" i
+  for ((i = 0; i < 300; i++)); do
+    [ -z "$pid" ] && [ -f "$ctl/qemu.pid" ] && pid=$(head -c 16 "$ctl/qemu.pid" | tr -dc 0-9)
+    if [ -n "$pid" ]; then
+      uid=$(awk '$1 == "Uid:" { print $2 }' "/proc/$pid/status" 2> /dev/null) || uid=""
+      [ -n "$uid" ] || return 0      # already ended: nothing runs as root
+      [ "$uid" = 0 ] || { say "qemu runs as $runas (uid $uid)"; return 0; }
+    fi
+    kill -0 "$qpid" 2> /dev/null || return 0
+    sleep 0.1
+  done
+  return 1
+}
+
 # boot JOBDIR ACCEL SECONDS: the guest runs JOBDIR/.lab/cmd; returns timeout(1)'s code.
 boot() {
   local dir=$1 how=$2 secs=$3 cpu=max clock=""
@@ -260,12 +283,14 @@ boot() {
   # The guest gets a copy of the job folder, and what it changed comes back once it is off.
   rm -rf "$ctl/share"
   python3 "$here/share_sync.py" copy-in "$dir" "$ctl/share" || fail "cannot copy $dir for the guest"
+  chown -R "$runas:" "$ctl/share"
   # In a subshell whose messages go to the log: a qemu ended by the limit is not our stderr's news.
   # The guest's root is a view of the host's (root-view.sh), in QEMU's own mount namespace.
   (timeout --kill-after=5 "$secs" unshare --mount --propagation private -- \
     "$here/root-view.sh" "$ctl/root" "${view_paths[@]}" -- qemu-system-x86_64 \
     "${accel_args[@]}" -cpu "$cpu" -smp "$smp" -m "$mem" -no-reboot -display none \
-    -monitor "pipe:$ctl/monitor" -sandbox on,obsolete=deny,elevateprivileges=deny,spawn=deny \
+    -monitor "pipe:$ctl/monitor" -runas "$runas" \
+    -sandbox on,obsolete=deny,elevateprivileges=allow,spawn=deny \
     -nic none -serial "file:$ctl/console.log" -pidfile "$ctl/qemu.pid" \
     -kernel "$vmlinuz" -initrd "$initrd" \
     -append "console=ttyS0 panic=-1 loglevel=4 rdinit=/init sysrq_always_enabled rtgate_lab.out=$dir rtgate_lab.host=$guest_host $clock $append" \
@@ -273,6 +298,7 @@ boot() {
     -virtfs "local,path=$ctl/share,mount_tag=out,security_model=mapped-xattr,multidevs=remap"; exit $?) \
     > "$ctl/qemu.log" 2>&1 &
   qpid=$!
+  dropped || { kill "$qpid" 2> /dev/null; wait "$qpid" 2> /dev/null; fail "qemu still runs as root: stopped"; }
   # A job that hangs must leave evidence: 20 s before the limit, SysRq on the emulated keyboard
   # raises the console log level, then lists the blocked tasks and each CPU's backtrace. The
   # kernel answers from its keyboard interrupt, whatever user space is doing.
@@ -320,8 +346,10 @@ guest_path+=":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 # What of the host's tree the guest sees besides the system (root-view.sh): the checkout, the
 # build, the lab cache's pinned binaries, each --ro-path, and every existing path the command
 # names (a module to load, a policy file, a pinned rtgate): a folder named is shown whole, a file
-# with its folder, except where that folder is a home or the system's own (then the file alone).
+# with its folder, except where that folder is a home or the system's own, or closed to others
+# (then the file alone: QEMU reads the view as $runas, through folders of the view's own).
 sensitive() { case "$1" in / | /root | /home | /home/* | /var | /proc* | /sys* | /dev* | /run*) [[ "$1" != /home/*/* ]] ;; *) return 1 ;; esac; }
+open_to_all() { [ -n "$(find "$1" -maxdepth 0 \( -type d -perm -o=rx -o ! -type d -perm -o=r \) 2> /dev/null)" ]; }
 view_paths=("$repo" "$lab/bin" "${ro_paths[@]}")
 IFS=: read -ra gp <<< "$guest_path"
 view_paths+=("${gp[@]}")
@@ -329,12 +357,15 @@ while IFS= read -r w; do
   [ -e "$w" ] || continue
   if [ -d "$w" ]; then
     sensitive "$w" || view_paths+=("$w")
-  elif sensitive "$(dirname "$w")"; then
+  elif sensitive "$(dirname "$w")" || ! open_to_all "$(dirname "$w")"; then
     view_paths+=("$w")
   else
     view_paths+=("$(dirname "$w")")
   fi
 done < <(printf '%s\n' "$@" | grep -o '/[A-Za-z0-9._/+-]*' | sort -u)
+for w in "${view_paths[@]}"; do
+  [ ! -e "$w" ] || open_to_all "$w" || say "the guest cannot read $w: closed to others, and QEMU runs as $runas"
+done
 
 if [ "$accel" = auto ]; then
   accel=tcg

@@ -6,18 +6,20 @@
 #   root-view.sh ROOT [PATH...] -- COMMAND...
 #
 # ROOT gets what a guest needs to run the host's programs: /usr and its merged-/usr links, /etc
-# with its secrets (shadow, gshadow, SSH host keys, sudoers) replaced by empty files, /opt, /tmp,
-# and each PATH given (the checkout, the build, the lab cache's pinned binaries, a module to
-# load). Not /root, /home, /var, /run, nor the host's /proc, /sys or /dev: the guest mounts its
-# own. Then COMMAND runs (exec) in this namespace.
+# with its secrets (shadow, gshadow, SSH host keys, sudoers) replaced by empty files, /opt, and
+# each PATH given (the checkout, the build, the lab cache's pinned binaries, a module to load),
+# below folders of the view's own (mode 755, whatever the host's are: QEMU reads the view as an
+# unprivileged user). Not /root, /home, /var, /run, /tmp, nor the host's /proc, /sys or /dev:
+# the guest mounts its own. Then COMMAND runs (exec) in this namespace.
 set -euo pipefail
 root=${1:?root}
 shift
-paths=(/usr /bin /sbin /lib /lib32 /lib64 /libx32 /etc /opt /tmp)
+paths=(/usr /bin /sbin /lib /lib32 /lib64 /libx32 /etc /opt)
 while [ $# -gt 0 ] && [ "$1" != -- ]; do paths+=("$1"); shift; done
 [ "${1:-}" = -- ] || { echo "root-view.sh: no command after --" >&2; exit 2; }
 shift
 
+umask 022
 mkdir -p "$root"
 for p in "${paths[@]}"; do
   case "$p" in /*) ;; *) continue ;; esac
@@ -34,8 +36,8 @@ for p in "${paths[@]}"; do
   fi
 done
 # Empty mount points: the guest mounts its own /proc, /sys, /dev and /run there, and its writes
-# to /root (HOME), /var or /home land in its RAM.
-for d in proc sys dev run root home var mnt; do mkdir -p "$root/$d"; done
+# to /root (HOME), /var, /home or /tmp land in its RAM.
+for d in proc sys dev run root home var mnt tmp; do mkdir -p "$root/$d"; done
 # /etc's secrets: an empty file over each (the guest's own accounts are root, in its RAM).
 : > "$root/.empty"
 for f in /etc/shadow /etc/shadow- /etc/gshadow /etc/gshadow- /etc/sudoers /etc/ssh/ssh_host_*_key \
@@ -45,7 +47,7 @@ for f in /etc/shadow /etc/shadow- /etc/gshadow /etc/gshadow- /etc/sudoers /etc/s
   else mount --bind "$root/.empty" "$root$f"; fi
 done
 # The host folder that holds this view (and QEMU's pid file, monitor FIFOs, console and the
-# guest's share) is under /tmp as a rule: empty in the view.
+# guest's share): empty in the view, should a PATH hold it.
 ctl=$(dirname "$root")
 [ ! -d "$root$ctl" ] || mount -t tmpfs -o size=4k,mode=700 none "$root$ctl"
 exec "$@"

@@ -13,8 +13,10 @@ What it does, in order:
      a git repository OUT/repo: the job's test definition comes `from: git` out of it, so the
      definition that runs is the working tree's, not the last commit's.
   3. OUT/device.yaml from ci/lava/lab/device.yaml, plus a -pidfile (no qemu outlives this
-     script) and OUT/share shared writable at its own path (rtgate_lab.out=): the definition's
-     ARTIFACTS go there, so result.json and junit.xml come back to the host.
+     script), QEMU as the lab user (ci/lab/lab-user.sh) under qemu-view.sh (the root is a view
+     of the host's: the system and this checkout, ci/lab/root-view.sh), and OUT/share shared
+     writable at its own path (rtgate_lab.out=, 9p mapped-xattr): the definition's ARTIFACTS go
+     there, so result.json and junit.xml come back to the host.
   4. OUT/job.yaml from ci/lava/lab/job-lab.yaml: the kernel and initramfs as file:// URLs, the
      repository, the params (SELECTION, DURATION, RUNS, UNTIL_DECIDED=false, RTGATE=the build
      tree's rtgate, ARTIFACTS, then every --param).
@@ -33,6 +35,7 @@ Needs root: lava-run works in /var/lib/lava/dispatcher/tmp.
 import argparse
 import json
 import os
+import pwd
 import re
 import shutil
 import signal
@@ -116,16 +119,40 @@ def snapshot(dest):
 ICOUNT_OPTIONS = {"-accel tcg": ["-accel tcg", "-icount shift=1,sleep=off"], "-smp 2": ["-smp 1"]}
 
 
-def render_device(out, share, accel):
+def lab_user(share):
+    """QEMU's -runas user (ci/lab/lab-user.sh), made the owner of the guest's writable share."""
+    p = subprocess.run([os.path.join(REPO, "ci/lab/lab-user.sh")], capture_output=True, text=True)
+    if p.returncode != 0:
+        say(p.stderr.strip())
+        sys.exit(125)
+    user = p.stdout.strip()
+    pw = pwd.getpwnam(user)
+    os.chown(share, pw.pw_uid, pw.pw_gid)
+    return user
+
+
+def render_device(out, share, accel, shown):
+    """The device, with QEMU as an unprivileged user and the root a view (qemu-view.sh).
+
+    The guest writes only to the share, under 9p's mapped-xattr: its owners, modes, links and
+    device nodes are attributes on the host, never a set-id file, a device or a link the host
+    would follow. QEMU's setuid to the user is why -sandbox allows "elevateprivileges"."""
     with open(os.path.join(HERE, "device.yaml"), encoding="utf-8") as f:
         device = yaml.safe_load(f)
     params = device["actions"]["boot"]["methods"]["qemu"]["parameters"]
     if accel == "icount":
         params["options"] = [o for opt in params["options"]
                              for o in ICOUNT_OPTIONS.get(opt, [opt])]
-    options = params["options"]
-    options += [f"-pidfile {out}/qemu.pid",
-                f"-virtfs local,path={share},mount_tag=out,security_model=none,multidevs=remap"]
+    view = os.path.join(out, "view")
+    params["command"] = os.path.join(HERE, "qemu-view.sh")
+    params["options"] = [view, *shown, "--", *params["options"],
+                         f"-runas {lab_user(share)}",
+                         "-sandbox on,obsolete=deny,elevateprivileges=allow,spawn=deny",
+                         f"-pidfile {out}/qemu.pid",
+                         f"-virtfs local,path={view},mount_tag=hostroot,security_model=none,"
+                         "readonly=on,multidevs=remap",
+                         f"-virtfs local,path={share},mount_tag=out,security_model=mapped-xattr,"
+                         "multidevs=remap"]
     path = os.path.join(out, "device.yaml")
     with open(path, "w", encoding="utf-8") as f:
         yaml.safe_dump(device, f, sort_keys=False)
@@ -290,7 +317,7 @@ def main():
             say(f"--param {kv}: KEY=VALUE")
             return 2
         params[key] = value
-    device = render_device(out, share, args.accel)
+    device = render_device(out, share, args.accel, sorted({REPO, os.path.dirname(rtgate)}))
     job = render_job(out, share, vmlinuz, initrd, os.path.join(out, "repo"), params, args.accel)
     say(f"{release}; the checkout's {count} files as the test repository; output in {out}")
 
