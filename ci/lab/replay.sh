@@ -81,10 +81,17 @@ boot() {
     > "$2/qemu.log" 2>&1
 }
 
-# unpack DIR: the job folder out of the second port's stream.
+# unpack DIR: the job folder out of the second port's stream. The guest wrote that stream: at
+# most 1 GiB of it is unpacked, owners and set-id bits are not taken, and only regular files
+# and folders are kept (a link the guest packed would have the host read or copy through it).
 unpack() {
   tr -d '\r' < "$1/port1.log" | sed -n '/^rtgate-replay-begin$/,/^rtgate-replay-end$/p' |
-    sed '1d;$d' | base64 -d | tar xzf - -C "$1" 2> /dev/null
+    sed '1d;$d' | base64 -d | head -c 1073741824 |
+    tar xzf - -C "$1" --no-same-owner --no-same-permissions 2> /dev/null
+  local code=$?
+  find "$1" -mindepth 1 ! -type f ! -type d -delete
+  chmod -R u-s,g-s "$1"
+  return "$code"
 }
 
 t0=$SECONDS
