@@ -2,10 +2,15 @@
 
 #include <array>
 #include <cctype>
+#include <cmath>
 #include <ctime>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
+
+#include "gate/history/history.h"
+#include "gate/noise/session_noise.h"
 
 namespace rtgate::prom {
 namespace {
@@ -14,8 +19,9 @@ using prometheus::Labels;
 
 const std::set<std::string>& reserved_labels() {
   static const std::set<std::string> names = {
-      "host", "kernel_release", "suite",   "case", "metric",   "le",      "quantile",
-      "unit", "status",         "verdict", "job",  "instance", "version", "preempt_model"};
+      "host",     "kernel_release", "suite",     "case",        "metric", "le",
+      "quantile", "unit",           "status",    "verdict",     "job",    "instance",
+      "version",  "preempt_model",  "statistic", "metric_kind", "better"};
   return names;
 }
 
@@ -121,7 +127,15 @@ class Families {
         suite_verdict(gauge("rtgate_suite_verdict", "1 for the gate's verdict on the suite")),
         quantiles(family("rtgate_latency_quantile_seconds",
                          "exact latency quantiles from the fine histogram (all runs merged)",
-                         prometheus::MetricType::Summary)) {}
+                         prometheus::MetricType::Summary)),
+        boot_key(gauge("rtgate_boot_key",
+                       "the measured boot, as a number (its boot id's first 52 bits)")),
+        history_point(gauge("rtgate_history_point",
+                            "what a board's history judges of this session: the mean of the "
+                            "runs' log values (an event count's log rate)")),
+        history_variance(gauge("rtgate_history_point_variance",
+                               "the variance rtgate_history_point has from the session's own "
+                               "runs")) {}
 
  private:
   Family family(const std::string& name, const std::string& help, prometheus::MetricType type) {
@@ -151,6 +165,9 @@ class Families {
   Family verdict;
   Family suite_verdict;
   Family quantiles;
+  Family boot_key;
+  Family history_point;
+  Family history_variance;
 };
 
 // The value a non-latency metric is exported with: Hmean of a throughput, else the Amean.
@@ -194,6 +211,36 @@ void add_metric(Families& f, const SuiteResult& s, const Case& c, const Metric& 
     default:
       f.count.Set(lu, headline(m));
   }
+}
+
+// What `rtgate history --prometheus` reads of a session: per statistic a history follows by
+// default, its session point and that point's variance from the session's own runs.
+void add_history_points(Families& f, const SuiteResult& s, const Case& c, const Metric& m) {
+  const gate::MetricPolicy mp =
+      gate::resolve(gate::Policy{}, s.name, c.name, m.name, m.gated_by_default());
+  if (!mp.gated) return;
+  Labels l = metric_labels(s, c, m);
+  l["metric_kind"] = to_string(m.kind);
+  l["better"] = to_string(m.better);
+  l["unit"] = m.unit;
+  for (const std::string& st : gate::history_statistics(m, mp)) {
+    const gate::SessionPoint p = gate::session_point(m, st);
+    if (!std::isfinite(p.mean)) continue;
+    l["statistic"] = st;
+    f.history_point.Set(l, p.mean);
+    f.history_variance.Set(l, p.mean_var);
+  }
+}
+
+// The boot id's first 13 hex digits (52 bits: exact in a double), or nullopt without one.
+std::optional<double> boot_key(const std::string& boot_id) {
+  std::string hex;
+  for (const char ch : boot_id) {
+    if (std::isxdigit(static_cast<unsigned char>(ch))) hex += ch;
+    if (hex.size() == 13) break;
+  }
+  if (hex.size() < 13) return std::nullopt;
+  return static_cast<double>(std::stoull(hex, nullptr, 16));
 }
 
 // --prom-cases suite: per metric name, the worst case of the suite (a fixed number of series per
@@ -301,6 +348,10 @@ void build_series(const RunReport& report, const gate::GateVerdict* gate,
   f.run_info.Set(
       {{"version", report.tool_version}, {"preempt_model", report.environment.preempt_model}}, 1);
   const double finished = unix_seconds(report.finished_at);
+  if (const std::optional<double> key = boot_key(report.environment.boot_id);
+      key && options.per_case) {
+    f.boot_key.Set({}, *key);
+  }
   constexpr std::array kStatuses = {SuiteStatus::kPassed, SuiteStatus::kFailed,
                                     SuiteStatus::kSkipped, SuiteStatus::kError,
                                     SuiteStatus::kInconclusive};
@@ -317,7 +368,10 @@ void build_series(const RunReport& report, const gate::GateVerdict* gate,
       continue;
     }
     for (const Case& c : s.cases) {
-      for (const Metric& m : c.metrics) add_metric(f, s, c, m, options);
+      for (const Metric& m : c.metrics) {
+        add_metric(f, s, c, m, options);
+        if (s.status != SuiteStatus::kSkipped) add_history_points(f, s, c, m);
+      }
     }
   }
   if (gate != nullptr) {

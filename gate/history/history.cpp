@@ -48,11 +48,6 @@ RunReport skeleton(const RunReport& r) {
   return out;
 }
 
-std::vector<std::string> statistics_of(const Metric& m, const MetricPolicy& mp) {
-  if (m.is_event_rate()) return {"rate"};
-  return run_statistics(m, mp);
-}
-
 std::string stored_as(const std::string& source) {
   for (const char* outcome : {"inconclusive", "regressed"}) {
     for (const char* ext : {".json", ".json.gz"}) {
@@ -93,6 +88,11 @@ std::string HistoryBuilder::add(const RunReport& r, const std::string& source) {
   return add(reduce(r, source));
 }
 
+std::vector<std::string> history_statistics(const Metric& m, const MetricPolicy& mp) {
+  if (m.is_event_rate()) return {"rate"};
+  return run_statistics(m, mp);
+}
+
 SessionValues HistoryBuilder::reduce(const RunReport& r, const std::string& source) const {
   SessionValues out;
   if (reference_) {
@@ -118,7 +118,7 @@ SessionValues HistoryBuilder::reduce(const RunReport& r, const std::string& sour
       for (const Metric& m : c.metrics) {
         const MetricPolicy mp = resolve(policy_, s.name, c.name, m.name, m.gated_by_default());
         if (!mp.gated) continue;
-        for (const std::string& st : statistics_of(m, mp)) {
+        for (const std::string& st : history_statistics(m, mp)) {
           const SessionPoint p = session_point(m, st);
           if (!std::isfinite(p.mean)) continue;
           std::string key = s.name;

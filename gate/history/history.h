@@ -81,6 +81,9 @@ struct SessionValues {
   std::vector<HistoryProfile> profiles;  // session not yet set
 };
 
+// The statistics of `m` a history follows under `mp` ("rate" for an event count).
+std::vector<std::string> history_statistics(const Metric& m, const MetricPolicy& mp);
+
 class HistoryBuilder {
  public:
   explicit HistoryBuilder(Policy policy) : policy_(std::move(policy)) {}
