@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/export_options.h"
 #include "cli/gate_common.h"
+#include "cli/prometheus_history.h"
 #include "gate/history/history_judge.h"
 #include "gate/history/history_reader.h"
 
@@ -41,27 +42,32 @@ void add_history(CLI::App& app, int& exit_code) {
   struct Opts {
     std::vector<std::string> paths;
     std::string policy, baseline;
+    PrometheusOptions prometheus;
     ExportValues exports;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("RESULT", o->paths,
                   "result files or directories (read recursively): one host's sessions of one "
                   "selection, in any order")
-      ->required()
-      ->expected(1, -1);
+      ->expected(0, -1);
   cmd->add_option("--policy", o->policy, "gate policy: alpha, family, noise floors, quantiles");
   cmd->add_option("--baseline", o->baseline,
                   "the result a gate takes as its baseline (one of the history's): say whether "
                   "it is in a worse segment");
+  add_prometheus_options(cmd, o->prometheus);
   add_export_options(cmd, o->exports, kHistoryDocument);
   cmd->callback([o, &exit_code] {
     exit_code = kExitUsage;
     if (check_exports(o->exports, kHistoryDocument) != kExitOk) return;
+    if (o->paths.empty() == o->prometheus.url.empty()) {
+      return print_error("history reads RESULT files or --prometheus URL, one of the two");
+    }
     const std::optional<gate::Policy> loaded = load_policy_option(o->policy);
     if (!loaded) return;
     const gate::Policy& policy = *loaded;
     std::string error;
-    const auto in = gate::load_history(o->paths, policy, "RESULT", &error);
+    const auto in = o->paths.empty() ? load_prometheus_history(o->prometheus, policy, &error)
+                                     : gate::load_history(o->paths, policy, "RESULT", &error);
     if (!in) return print_error(error);
     // One line each, the first few: a folder of a thousand bad files must not bury the table.
     std::vector<std::string> why = in->skipped;
