@@ -18,18 +18,6 @@ using gate::Shift;
 using gate::StatisticTrend;
 using nlohmann::ordered_json;
 
-const char* outcome_name(gate::HistoryOutcome o) {
-  switch (o) {
-    case gate::HistoryOutcome::kWorse:
-      return "worse";
-    case gate::HistoryOutcome::kNotWorse:
-      return "not_worse";
-    case gate::HistoryOutcome::kTooShort:
-      break;
-  }
-  return "too_short";
-}
-
 double level_before(const StatisticTrend& t, const Shift& s) {
   return gate::level_before(t.findings, s);
 }
@@ -154,7 +142,7 @@ std::string render_history_table(const History& history, const HistoryReport& re
 ordered_json history_json(const History& history, const HistoryReport& report) {
   ordered_json j;
   j["schema"] = kHistorySchema;
-  j["outcome"] = outcome_name(report.outcome);
+  j["outcome"] = history_outcome_name(report.outcome);
   j["exit_code"] = gate::exit_code(report);
   j["reason"] = report.reason;
   j["notes"] = report.notes;
@@ -229,6 +217,18 @@ ordered_json history_json(const History& history, const HistoryReport& report) {
   }
   j["series"] = std::move(series);
   return j;
+}
+
+const char* history_outcome_name(gate::HistoryOutcome o) {
+  switch (o) {
+    case gate::HistoryOutcome::kWorse:
+      return "worse";
+    case gate::HistoryOutcome::kNotWorse:
+      return "not_worse";
+    case gate::HistoryOutcome::kTooShort:
+      break;
+  }
+  return "too_short";
 }
 
 }  // namespace rtgate

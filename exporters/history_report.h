@@ -14,6 +14,9 @@ namespace rtgate {
 
 inline constexpr const char* kHistorySchema = "rtgate.history/1";
 
+// "worse", "not_worse" or "too_short", as the JSON and Prometheus name the outcome.
+const char* history_outcome_name(gate::HistoryOutcome o);
+
 // The header (host, sessions per kernel, the family), one row per statistic with something to
 // say (a change point, the newest kernel worse or better, a drift whose interval excludes 0),
 // the count of the others, and the outcome line.

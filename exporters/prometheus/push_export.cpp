@@ -15,7 +15,9 @@ class PushExporter : public Exporter {
         required_(required) {}
 
   ExportStatus write(const ExportInput& in) override {
-    const std::string w = push_report(target_, *in.report, in.gate, {}, series_);
+    const std::string w = in.document == kHistoryDocument
+                              ? push_history(target_, *in.history)
+                              : push_report(target_, *in.report, in.gate, {}, series_);
     if (w.empty()) return ExportStatus::ok();
     return {required_ ? ExportStatus::Level::kEnvironment : ExportStatus::Level::kWarning,
             "push to " + url_ + " failed: " + w};
@@ -35,7 +37,8 @@ RTGATE_EXPORTER(
     {.name = "push",
      .options = {{"--push", "URL",
                   "push the result to a Prometheus Pushgateway, http://HOST[:PORT] (one group per "
-                  "suite: job=rtgate, instance=HOST, suite)"},
+                  "suite: job=rtgate, instance=HOST, suite); a history's verdicts go to "
+                  "job=rtgate_history, instance=HOST"},
                  {"--push-required", "",
                   "exit 4 when the push fails (default: warn; the other outputs are written "
                   "either way)"}},
@@ -55,4 +58,5 @@ RTGATE_EXPORTER(
                                                            rtgate::prom::series_options(v),
                                                            !v.at("--push-required").empty());
      },
-     .order = 100})
+     .order = 100,
+     .documents = rtgate::kResultDocument | rtgate::kHistoryDocument})

@@ -9,6 +9,7 @@
 #include <memory>
 #include <thread>
 
+#include "exporters/prometheus/history_series.h"
 #include "exporters/prometheus/report_text.h"
 
 namespace rtgate::prom {
@@ -112,6 +113,21 @@ PutResult put(const std::string& url, const ReportText& text) {
   return {"HTTP " + std::to_string(code) + (reply.empty() ? "" : ": " + reply), retry};
 }
 
+// PUT with retries (see push_report): "" or the last failure.
+std::string put_with_retries(const std::string& url, const ReportText& text,
+                             const PushOptions& options) {
+  double backoff = options.first_backoff_s;
+  for (int attempt = 1;; ++attempt) {
+    const PutResult last = put(url, text);
+    if (last.error.empty()) return "";
+    if (!last.retry || attempt == options.attempts) {
+      return last.error + (attempt == 1 ? "" : " after " + std::to_string(attempt) + " attempts");
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double>(backoff));
+    backoff *= 2;
+  }
+}
+
 }  // namespace
 
 std::optional<PushTarget> parse_push_url(const std::string& url, std::string* why) {
@@ -158,22 +174,19 @@ std::string push_report(const PushTarget& target, const RunReport& report,
   for (const SuiteResult& s : report.suites) {
     // One suite's text at a time: the memory of the largest suite, not of the result.
     const ReportText text = build_text(report, gate, s.name, series);
-    const std::string url = job + group_segment("suite", s.name);
-    PutResult last;
-    double backoff = options.first_backoff_s;
-    int attempt = 1;
-    for (;; ++attempt) {
-      last = put(url, text);
-      if (last.error.empty()) break;
-      if (!last.retry || attempt == options.attempts) {
-        return "suite " + s.name + ": " + last.error +
-               (attempt == 1 ? "" : " after " + std::to_string(attempt) + " attempts");
-      }
-      std::this_thread::sleep_for(std::chrono::duration<double>(backoff));
-      backoff *= 2;
-    }
+    const std::string error = put_with_retries(job + group_segment("suite", s.name), text, options);
+    if (!error.empty()) return "suite " + s.name + ": " + error;
   }
   return "";
+}
+
+std::string push_history(const PushTarget& target, const HistoryDocument& doc,
+                         const PushOptions& options) {
+  ReportText text;
+  build_history_series(doc, text);
+  return put_with_retries(target.scheme_host + ":" + target.port + "/metrics/job/rtgate_history" +
+                              group_segment("instance", history_host(doc)),
+                          text, options);
 }
 
 }  // namespace rtgate::prom

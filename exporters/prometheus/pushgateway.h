@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "exporters/exporter.h"
 #include "exporters/prometheus/series_options.h"
 #include "gate/model/verdict.h"
 #include "results/report.h"
@@ -40,5 +41,10 @@ struct PushOptions {
 std::string push_report(const PushTarget& target, const RunReport& report,
                         const gate::GateVerdict* gate = nullptr, const PushOptions& options = {},
                         const SeriesOptions& series = {});
+
+// A board's history's verdicts (history_series.h) to one group: job="rtgate_history",
+// instance=<host>. Retried as push_report's.
+std::string push_history(const PushTarget& target, const HistoryDocument& doc,
+                         const PushOptions& options = {});
 
 }  // namespace rtgate::prom

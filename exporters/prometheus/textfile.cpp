@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "base/io/output_file.h"
+#include "exporters/prometheus/history_series.h"
 #include "exporters/prometheus/report_text.h"
 
 namespace rtgate::prom {
@@ -21,6 +22,12 @@ std::string write_textfile(const std::string& dir, const RunReport& report,
   const std::string path = (std::filesystem::path(dir) / kTextfileName).string();
   const ReportText text = build_text(report, gate, "", options);
   return write_output(path, text.pieces());
+}
+
+std::string write_history_textfile(const std::string& dir, const HistoryDocument& doc) {
+  ReportText text;
+  build_history_series(doc, text);
+  return write_output((std::filesystem::path(dir) / kHistoryTextfileName).string(), text.pieces());
 }
 
 }  // namespace rtgate::prom

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "exporters/exporter.h"
 #include "exporters/prometheus/series_options.h"
 #include "gate/model/verdict.h"
 #include "results/report.h"
@@ -12,6 +13,7 @@
 namespace rtgate::prom {
 
 inline constexpr const char* kTextfileName = "rtgate.prom";
+inline constexpr const char* kHistoryTextfileName = "rtgate_history.prom";
 
 // "" when DIR is a writable directory, else why not (checked before any suite runs).
 std::string check_textfile_dir(const std::string& dir);
@@ -20,5 +22,8 @@ std::string check_textfile_dir(const std::string& dir);
 std::string write_textfile(const std::string& dir, const RunReport& report,
                            const gate::GateVerdict* gate = nullptr,
                            const SeriesOptions& options = {});
+
+// Writes DIR/rtgate_history.prom: a board's history's verdicts (history_series.h).
+std::string write_history_textfile(const std::string& dir, const HistoryDocument& doc);
 
 }  // namespace rtgate::prom

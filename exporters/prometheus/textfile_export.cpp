@@ -12,7 +12,9 @@ class TextfileExporter : public Exporter {
       : dir_(std::move(dir)), options_(std::move(options)) {}
 
   ExportStatus write(const ExportInput& in) override {
-    const std::string w = write_textfile(dir_, *in.report, in.gate, options_);
+    const std::string w = in.document == kHistoryDocument
+                              ? write_history_textfile(dir_, *in.history)
+                              : write_textfile(dir_, *in.report, in.gate, options_);
     return ExportStatus::from(w.empty() ? w : "--textfile: " + w);
   }
 
@@ -27,7 +29,8 @@ class TextfileExporter : public Exporter {
 RTGATE_EXPORTER(
     {.name = "textfile",
      .options = {{"--textfile", "DIR",
-                  "write DIR/rtgate.prom for node_exporter's textfile collector (atomically)"}},
+                  "write DIR/rtgate.prom for node_exporter's textfile collector (atomically); a "
+                  "history's verdicts go to DIR/rtgate_history.prom"}},
      .check = [](const rtgate::ExportValues& v) -> std::string {
        const std::string& dir = v.at("--textfile");
        if (dir.empty()) return "";
@@ -39,4 +42,5 @@ RTGATE_EXPORTER(
        return std::make_unique<rtgate::prom::TextfileExporter>(v.at("--textfile"),
                                                                rtgate::prom::series_options(v));
      },
-     .order = 30})
+     .order = 30,
+     .documents = rtgate::kResultDocument | rtgate::kHistoryDocument})

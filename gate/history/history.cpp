@@ -103,6 +103,7 @@ SessionValues HistoryBuilder::reduce(const RunReport& r, const std::string& sour
                  .boot = boot_of(r),
                  .started_at = r.started_at,
                  .kernel = r.environment.kernel_release,
+                 .host = r.environment.hostname,
                  .source = source,
                  .stored_as = stored_as(source)};
   for (const SuiteResult& s : r.suites) {
@@ -183,7 +184,8 @@ void HistoryBuilder::merge_boots() {
   for (std::size_t i = 0; i < history_.sessions.size(); ++i) {
     const HistorySession& s = history_.sessions[i];
     auto [it, added] = first.emplace(s.boot, static_cast<int>(i));
-    if (!added && s.started_at < history_.sessions[static_cast<std::size_t>(it->second)].started_at) {
+    if (!added &&
+        s.started_at < history_.sessions[static_cast<std::size_t>(it->second)].started_at) {
       it->second = static_cast<int>(i);
     }
   }

@@ -24,6 +24,7 @@ struct HistorySession {
   std::vector<std::string> merged_sources;  // the files of the results merged into it
   std::string started_at;
   std::string kernel;  // environment.kernel_release
+  std::string host;    // environment.hostname
   std::string source;  // the file it was read from
   bool contaminated = false;
   // How ci/gate-kernel.sh stored it, from the file name: "<time>.inconclusive.json" after an

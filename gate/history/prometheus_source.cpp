@@ -284,6 +284,7 @@ SessionValues values_of(const Session& s, const std::string& key, const Identiti
                  .boot = s.boot.empty() ? key : s.boot,
                  .started_at = rfc3339(s.ts),
                  .kernel = s.kernel,
+                 .host = s.host,
                  .source = source,
                  .contaminated = s.contaminated};
   for (const auto& [series, pv] : s.values) {

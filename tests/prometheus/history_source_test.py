@@ -149,6 +149,48 @@ def summary(doc):
     return doc["exit_code"], doc["outcome"], doc["kernels"], sessions, series
 
 
+def check_verdict_series(rtgate, files, work, sessions):
+    """`history --textfile`: the verdicts as series, valid for promtool, saying what the JSON says."""
+    d = os.path.join(work, "verdicts")
+    os.makedirs(d)
+    subprocess.run([rtgate, "history", files, "--textfile", d], stdout=subprocess.DEVNULL)
+    path = os.path.join(d, "rtgate_history.prom")
+    with open(path) as f:
+        text = f.read()
+    p = subprocess.run(["promtool", "check", "metrics"], input=text, capture_output=True, text=True)
+    if p.returncode != 0:
+        fail(f"promtool check metrics refuses {path}: {p.stdout}{p.stderr}")
+    values = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            series, value = line.rsplit(" ", 1)
+            values[series] = float(value)
+    where = 'host="vm",kernel_release="6.1.0-52-rt-amd64",suite="lock.latency",case="pi_mutex",' \
+            'metric="nonrt_throughput",statistic="value"'
+    want = {
+        'rtgate_history_outcome{host="vm",kernel_release="6.1.0-52-rt-amd64",outcome="worse"}': 1,
+        f'rtgate_history_newest{{{where},verdict="worse"}}': 1,
+    }
+    for series, v in want.items():
+        if values.get(series) != v:
+            fail(f"{series} is {values.get(series)}, not {v}")
+    change = values.get(f'rtgate_history_newest_change{{{where},bound="estimate"}}')
+    low = values.get(f'rtgate_history_newest_change{{{where},bound="low"}}')
+    high = values.get(f'rtgate_history_newest_change{{{where},bound="high"}}')
+    import math
+    # The step is log(0.7) on top of the real sessions' own differences (a few %).
+    if change is None or not low <= change <= high or abs(change - math.log(0.7)) > 0.05:
+        fail(f"the change {change} [{low}, {high}] is not the step of log(0.7) = {math.log(0.7):.3f}")
+    points = [s for s in values if s.startswith("rtgate_history_change_point_timestamp_seconds{")
+              and where in s]
+    step_at = unix(rfc3339(sessions[20][1]))  # the sessions' times are their starts + duration
+    if len(points) != 1 or 'kernel_before="6.1.0-51-rt-amd64"' not in points[0] or \
+            'kernel_after="6.1.0-52-rt-amd64"' not in points[0] or 'direction="worse"' not in points[0]:
+        fail(f"the step's change point series: {points}")
+    if abs(values[points[0]] - step_at) > 120:
+        fail(f"the change point is at {values[points[0]]}, not at session 21 ({step_at})")
+
+
 def main():
     rtgate, src = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     for tool in ("prometheus", "promtool"):
@@ -183,6 +225,7 @@ def main():
                     detail = f": {len(diff)} differ, e.g. {diff[:1]} {x.get(diff[0])} vs {y.get(diff[0])}"
                 fail(f"{what} differ between files and Prometheus{detail}" if detail else
                      f"{what} differ: files {x!r}, Prometheus {y!r}")
+        check_verdict_series(rtgate, files, work, sessions)
         moved = [k for k, v in a[4].items() if v[1] != "[]"]
         print(f"PASS: the same verdict (exit {code_p}) and change points ({', '.join('/'.join(k) for k in moved)})")
         return 0
