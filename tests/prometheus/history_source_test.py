@@ -7,7 +7,9 @@ pi_mutex nonrt_throughput is cut to 70% (a known step). The files go to `rtgate 
 same results, through `rtgate export --textfile` with each session's time as the samples'
 timestamp, are backfilled into a fresh TSDB (`promtool tsdb create-blocks-from openmetrics`) and
 served by Debian's prometheus on a free loopback port. Both readings must give the same exit
-code, the same sessions and kernels, the same series and the same change points.
+code, the same sessions and kernels, the same series and the same change points. Then 11 of the
+sessions are pushed one after the other to a real Pushgateway that Prometheus scrapes every
+second: each is read back as one session, and the history gates as their files do.
 
   tests/prometheus/history_source_test.py RTGATE SOURCE_DIR
 Exit 0 pass, 1 fail, 77 skip (no prometheus or promtool).
@@ -22,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 import uuid
 from datetime import datetime, timezone
@@ -191,6 +194,73 @@ def check_verdict_series(rtgate, files, work, sessions):
         fail(f"the change point is at {values[points[0]]}, not at session 21 ({step_at})")
 
 
+def start_scraped(work):
+    """A Pushgateway and a Prometheus that scrapes it every second (honor_labels)."""
+    gw_port, prom_port = free_port(), free_port()
+    gw = subprocess.Popen(["prometheus-pushgateway", f"--web.listen-address=127.0.0.1:{gw_port}",
+                           f"--persistence.file={work}/pushgateway.data"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    cfg = os.path.join(work, "scrape.yml")
+    with open(cfg, "w") as f:
+        f.write("global: {scrape_interval: 1s, evaluation_interval: 1s}\nscrape_configs:\n"
+                "  - job_name: pushgateway\n    honor_labels: true\n"
+                f"    static_configs: [{{targets: ['127.0.0.1:{gw_port}']}}]\n")
+    prom = subprocess.Popen(["prometheus", f"--config.file={cfg}",
+                             f"--storage.tsdb.path={work}/scraped-tsdb",
+                             f"--web.listen-address=127.0.0.1:{prom_port}"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for url in (f"http://127.0.0.1:{gw_port}", f"http://127.0.0.1:{prom_port}"):
+        for _ in range(300):
+            try:
+                if urllib.request.urlopen(url + "/-/ready", timeout=1).status == 200:
+                    break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            fail(f"{url} did not become ready")
+    # Ready is not scraping: service discovery hands Prometheus its targets within seconds.
+    up = f"http://127.0.0.1:{prom_port}/api/v1/query?query=" + urllib.parse.quote('up{job="pushgateway"} == 1')
+    for _ in range(300):
+        with urllib.request.urlopen(up, timeout=5) as r:
+            if json.load(r)["data"]["result"]:
+                break
+        time.sleep(0.1)
+    else:
+        fail("Prometheus never scraped the Pushgateway")
+    return [gw, prom], f"http://127.0.0.1:{gw_port}", f"http://127.0.0.1:{prom_port}"
+
+
+def check_pushed_sessions(rtgate, sessions, work):
+    """Push, scrape, read back: sessions pushed one after the other through a Pushgateway, each
+    scraped many times, are each one session, and gate as their files do."""
+    procs, gw, prom = start_scraped(work)
+    try:
+        picked = [sessions[i] for i in (0, 1, 2, 3, 10, 11, 12, 20, 21, 22, 23)]
+        pushed = os.path.join(work, "pushed")
+        os.makedirs(pushed)
+        for path, _ in picked:
+            shutil.copy(path, pushed)
+            p = subprocess.run([rtgate, "export", path, "--push", gw, "--push-required"],
+                               capture_output=True, text=True)
+            if p.returncode != 0:
+                fail(f"push of {path}: exit {p.returncode}: {p.stderr}")
+            time.sleep(3)  # three scrapes of each session, three query steps
+        code_f, doc_f, _ = history(rtgate, [pushed])
+        code_p, doc_p, err = history(rtgate, ["--prometheus", prom, "--match", 'job="rtgate"',
+                                              "--since", "15m", "--step", "1s"])
+        if len(doc_p["sessions"]) != len(picked):
+            fail(f"{len(picked)} sessions pushed, {len(doc_p['sessions'])} read back: {err}")
+        a, b = summary(doc_f), summary(doc_p)
+        if a != b:
+            fail(f"pushed sessions judge otherwise than their files: files {a[:4]}, "
+                 f"Prometheus {b[:4]}")
+        print(f"pushed and scraped: {len(picked)} sessions, exit {code_p} as the files' {code_f}")
+    finally:
+        for p in procs:
+            p.terminate()
+            p.wait(timeout=30)
+
+
 def main():
     rtgate, src = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     for tool in ("prometheus", "promtool"):
@@ -226,6 +296,8 @@ def main():
                 fail(f"{what} differ between files and Prometheus{detail}" if detail else
                      f"{what} differ: files {x!r}, Prometheus {y!r}")
         check_verdict_series(rtgate, files, work, sessions)
+        if shutil.which("prometheus-pushgateway"):
+            check_pushed_sessions(rtgate, sessions, work)
         moved = [k for k, v in a[4].items() if v[1] != "[]"]
         print(f"PASS: the same verdict (exit {code_p}) and change points ({', '.join('/'.join(k) for k in moved)})")
         return 0
