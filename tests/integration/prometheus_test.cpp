@@ -61,9 +61,15 @@ class PrometheusExport : public ::testing::Test {
                                   dir_->file("cyclic.json"), "--push", stack_->pushgateway_url()});
     const auto history =
         run_rtgate({"history", dir_->file("cyclic.json"), "--push", stack_->pushgateway_url()});
-    push_out_ += gate.out + gate.err + history.out + history.err;
+    // And a real board's history with change points (16 sessions, an interferer from the 9th),
+    // for the dashboard's annotations.
+    const auto board =
+        run_rtgate({"history", std::string(RTGATE_SOURCE_DIR) + "/tests/data/history-interferer",
+                    "--push", stack_->pushgateway_url()});
+    push_out_ += gate.out + gate.err + history.out + history.err + board.out + board.err;
     if (push_exit_ == 0) push_exit_ = gate.exit_code;
     if (push_exit_ == 0 && history.exit_code != 3) push_exit_ = 100 + history.exit_code;
+    if (push_exit_ == 0 && board.exit_code == 2) push_exit_ = 102;
   }
   static void TearDownTestSuite() {
     delete stack_;
