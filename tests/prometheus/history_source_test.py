@@ -9,7 +9,9 @@ timestamp, are backfilled into a fresh TSDB (`promtool tsdb create-blocks-from o
 served by Debian's prometheus on a free loopback port. Both readings must give the same exit
 code, the same sessions and kernels, the same series and the same change points. Then 11 of the
 sessions are pushed one after the other to a real Pushgateway that Prometheus scrapes every
-second: each is read back as one session, and the history gates as their files do.
+second: each is read back as one session, and the history gates as their files do. And behind
+basic auth (--web.config.file), missing or wrong credentials are one line and exit 2, the right
+ones from --prometheus-basic-file read the history.
 
   tests/prometheus/history_source_test.py RTGATE SOURCE_DIR
 Exit 0 pass, 1 fail, 77 skip (no prometheus or promtool).
@@ -24,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
@@ -150,6 +153,49 @@ def summary(doc):
               for s in doc["series"]}
     sessions = [(s["kernel"], s["contaminated"]) for s in doc["sessions"]]
     return doc["exit_code"], doc["outcome"], doc["kernels"], sessions, series
+
+
+# bcrypt of "rtgate-lab-test" (4 rounds): the test's password for a Prometheus behind basic auth.
+TEST_USER_HASH = "$2b$04$Rhzy.7xGWGhEZFOc35CYbuHWbwrki0o5uUcGbsjp7AFqj7VNQf.Ku"
+
+
+def check_basic_auth(rtgate, work):
+    """Prometheus behind basic auth (--web.config.file): no or wrong credentials are refused in
+    one line (exit 2); the right ones, from a file, read the history."""
+    web = os.path.join(work, "web.yml")
+    with open(web, "w") as f:
+        f.write(f"basic_auth_users:\n  rtgate: {TEST_USER_HASH}\n")
+    cfg = os.path.join(work, "prometheus.yml")
+    port = free_port()
+    p = subprocess.Popen(["prometheus", f"--config.file={cfg}", f"--storage.tsdb.path={work}/tsdb",
+                          f"--web.listen-address=127.0.0.1:{port}", f"--web.config.file={web}"],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(300):
+            try:
+                urllib.request.urlopen(url + "/-/ready", timeout=1)
+            except urllib.error.HTTPError:
+                break  # 401: up, and asking for credentials
+            except OSError:
+                time.sleep(0.1)
+        good, bad = os.path.join(work, "good.auth"), os.path.join(work, "bad.auth")
+        with open(good, "w") as f:
+            f.write("rtgate:rtgate-lab-test\n")
+        with open(bad, "w") as f:
+            f.write("rtgate:guess\n")
+        base = ["history", "--prometheus", url, "--match", '{host="vm"}', "--since", "2d"]
+        for extra in ([], ["--prometheus-basic-file", bad]):
+            r = subprocess.run([rtgate] + base + extra, capture_output=True, text=True)
+            if r.returncode != 2 or "HTTP 401" not in r.stderr or r.stderr.count("\n") != 1:
+                fail(f"{extra or 'no credentials'}: exit {r.returncode}, {r.stderr!r}")
+        code, doc, err = history(rtgate, base[1:] + ["--prometheus-basic-file", good])
+        if len(doc["sessions"]) != 30:
+            fail(f"with the right credentials: {len(doc['sessions'])} sessions, {err}")
+        print(f"basic auth: refused without and with wrong credentials (exit 2), read with the right ones")
+    finally:
+        p.terminate()
+        p.wait(timeout=30)
 
 
 def check_verdict_series(rtgate, files, work, sessions):
@@ -296,6 +342,10 @@ def main():
                 fail(f"{what} differ between files and Prometheus{detail}" if detail else
                      f"{what} differ: files {x!r}, Prometheus {y!r}")
         check_verdict_series(rtgate, files, work, sessions)
+        prom.terminate()
+        prom.wait(timeout=30)
+        prom = None
+        check_basic_auth(rtgate, work)
         if shutil.which("prometheus-pushgateway"):
             check_pushed_sessions(rtgate, sessions, work)
         moved = [k for k, v in a[4].items() if v[1] != "[]"]
