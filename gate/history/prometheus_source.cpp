@@ -80,7 +80,11 @@ std::vector<Series> parse_matrix(const std::string& body, const std::string& que
     for (const auto& [k, v] : r["metric"].items()) {
       if (v.is_string()) s.labels[k] = v.get<std::string>();
     }
-    for (const nlohmann::json& p : r["values"]) {
+    // A matrix's "values", or an instant vector's one "value".
+    const nlohmann::json values = r.contains("values")
+                                      ? r["values"]
+                                      : nlohmann::json::array({r.value("value", nlohmann::json())});
+    for (const nlohmann::json& p : values) {
       if (!p.is_array() || p.size() != 2 || !p[0].is_number() || !p[1].is_string()) continue;
       s.points.emplace_back(p[0].get<double>(),
                             std::strtod(p[1].get<std::string>().c_str(), nullptr));
@@ -99,9 +103,21 @@ class Client {
 
   // query_range over [start, end] at the source's step, appended to *out.
   std::string range(const std::string& query, double start, double end, std::vector<Series>* out) {
-    const std::string url = base_ + "/api/v1/query_range?query=" + io::url_encode(query) +
-                            "&start=" + seconds_text(start) + "&end=" + seconds_text(end) +
-                            "&step=" + seconds_text(src_.step_s);
+    return get(base_ + "/api/v1/query_range?query=" + io::url_encode(query) +
+                   "&start=" + seconds_text(start) + "&end=" + seconds_text(end) +
+                   "&step=" + seconds_text(src_.step_s),
+               query, out);
+  }
+
+  // An instant query at `time`.
+  std::string at(const std::string& query, double time, std::vector<Series>* out) {
+    return get(
+        base_ + "/api/v1/query?query=" + io::url_encode(query) + "&time=" + seconds_text(time),
+        query, out);
+  }
+
+ private:
+  std::string get(const std::string& url, const std::string& query, std::vector<Series>* out) {
     std::string why;
     const auto reply = io::http_get(url, src_.auth, io::max_input_bytes(), src_.timeout_s, &why);
     if (!reply) return "Prometheus at " + base_ + ": " + why;
@@ -118,7 +134,6 @@ class Client {
     return "";
   }
 
- private:
   const PrometheusSource& src_;
   std::string base_;
 };
@@ -128,6 +143,9 @@ struct Fetched {
 };
 
 // Every query over the span, a window of at most kMaxSteps steps at a time.
+// The markers over the span by query_range (a few series: one a host and suite), then the values
+// by one instant query at each time a session first appears: evaluating thousands of series at
+// every step of the span would cost the server minutes, at those times it costs milliseconds.
 std::string fetch(const PrometheusSource& src, const std::string& matchers, Fetched* f) {
   Client client(src);
   const std::string sel = "{" + matchers + "}";
@@ -136,12 +154,6 @@ std::string fetch(const PrometheusSource& src, const std::string& matchers, Fetc
   // A session's timestamp where it first appears: newer than a step ago, or new since then.
   const std::string mark =
       "((" + ts + " > " + ts + off + ") or (" + ts + " unless " + ts + off + "))";
-  const std::vector<std::pair<std::string, std::vector<Series>*>> queries = {
-      {mark, &f->marks},
-      {"rtgate_history_point" + sel + " and on(host, suite) " + mark, &f->points},
-      {"rtgate_history_point_variance" + sel + " and on(host, suite) " + mark, &f->variances},
-      {"rtgate_boot_key" + sel + " and on(host) " + mark, &f->boots},
-      {"rtgate_suite_contaminated" + sel + " and on(host, suite) " + mark, &f->contaminated}};
   const double end =
       src.end_s > 0
           ? src.end_s
@@ -149,9 +161,28 @@ std::string fetch(const PrometheusSource& src, const std::string& matchers, Fetc
                 .count();
   const double window = src.step_s * (kMaxSteps - 1);
   for (double a = end - src.span_s; a <= end; a += window + src.step_s) {
-    const double b = std::min(end, a + window);
-    for (const auto& [query, out] : queries) {
-      if (std::string e = client.range(query, a, b, out); !e.empty()) return e;
+    if (std::string e = client.range(mark, a, std::min(end, a + window), &f->marks); !e.empty()) {
+      return e;
+    }
+  }
+  std::set<double> times;
+  for (const Series& m : f->marks) {
+    for (const auto& [t, v] : m.points) times.insert(t);
+  }
+  const std::string values =
+      "{__name__=~\"rtgate_history_point|rtgate_history_point_variance|rtgate_boot_key|"
+      "rtgate_suite_contaminated\"" +
+      (matchers.empty() ? "" : "," + matchers) + "} and on(host) " + mark;
+  for (const double t : times) {
+    std::vector<Series> got;
+    if (std::string e = client.at(values, t, &got); !e.empty()) return e;
+    for (Series& s : got) {
+      const std::string name = s.labels["__name__"];
+      auto* to = name == "rtgate_history_point"            ? &f->points
+                 : name == "rtgate_history_point_variance" ? &f->variances
+                 : name == "rtgate_boot_key"               ? &f->boots
+                                                           : &f->contaminated;
+      to->push_back(std::move(s));
     }
   }
   return "";
