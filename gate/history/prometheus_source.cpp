@@ -138,22 +138,20 @@ class Client {
   std::string base_;
 };
 
-struct Fetched {
-  std::vector<Series> marks, points, variances, boots, contaminated;
-};
+const char* const kValueFamilies =
+    "rtgate_history_point|rtgate_history_point_variance|rtgate_boot_key|rtgate_suite_contaminated";
 
-// Every query over the span, a window of at most kMaxSteps steps at a time.
-// The markers over the span by query_range (a few series: one a host and suite), then the values
-// by one instant query at each time a session first appears: evaluating thousands of series at
-// every step of the span would cost the server minutes, at those times it costs milliseconds.
-std::string fetch(const PrometheusSource& src, const std::string& matchers, Fetched* f) {
-  Client client(src);
-  const std::string sel = "{" + matchers + "}";
-  const std::string ts = "rtgate_run_timestamp_seconds" + sel;
+// A session's timestamp where it first appears: newer than a step ago, or new since then.
+std::string marker_query(const PrometheusSource& src, const std::string& matchers) {
+  const std::string ts = "rtgate_run_timestamp_seconds{" + matchers + "}";
   const std::string off = " offset " + std::to_string(std::llround(src.step_s * 1000)) + "ms";
-  // A session's timestamp where it first appears: newer than a step ago, or new since then.
-  const std::string mark =
-      "((" + ts + " > " + ts + off + ") or (" + ts + " unless " + ts + off + "))";
+  return "((" + ts + " > " + ts + off + ") or (" + ts + " unless " + ts + off + "))";
+}
+
+// The markers over the span, by query_range calls of at most kMaxSteps steps (a few series: one a
+// host and suite).
+std::string fetch_markers(Client& client, const PrometheusSource& src, const std::string& mark,
+                          std::vector<Series>* marks) {
   const double end =
       src.end_s > 0
           ? src.end_s
@@ -161,28 +159,8 @@ std::string fetch(const PrometheusSource& src, const std::string& matchers, Fetc
                 .count();
   const double window = src.step_s * (kMaxSteps - 1);
   for (double a = end - src.span_s; a <= end; a += window + src.step_s) {
-    if (std::string e = client.range(mark, a, std::min(end, a + window), &f->marks); !e.empty()) {
+    if (std::string e = client.range(mark, a, std::min(end, a + window), marks); !e.empty()) {
       return e;
-    }
-  }
-  std::set<double> times;
-  for (const Series& m : f->marks) {
-    for (const auto& [t, v] : m.points) times.insert(t);
-  }
-  const std::string values =
-      "{__name__=~\"rtgate_history_point|rtgate_history_point_variance|rtgate_boot_key|"
-      "rtgate_suite_contaminated\"" +
-      (matchers.empty() ? "" : "," + matchers) + "} and on(host) " + mark;
-  for (const double t : times) {
-    std::vector<Series> got;
-    if (std::string e = client.at(values, t, &got); !e.empty()) return e;
-    for (Series& s : got) {
-      const std::string name = s.labels["__name__"];
-      auto* to = name == "rtgate_history_point"            ? &f->points
-                 : name == "rtgate_history_point_variance" ? &f->variances
-                 : name == "rtgate_boot_key"               ? &f->boots
-                                                           : &f->contaminated;
-      to->push_back(std::move(s));
     }
   }
   return "";
@@ -192,7 +170,8 @@ struct Session {
   std::string host, kernel, boot;
   double ts = 0;
   bool contaminated = false;
-  std::map<std::string, std::pair<double, double>> values;  // by series key: point, variance
+  // By series index (Identities): point and variance, NaN where the session has none.
+  std::vector<std::pair<double, double>> values;
 };
 
 // The sessions the markers name, and where each was seen: (host, suite, time) -> session key.
@@ -252,14 +231,16 @@ bool followed(const Policy& policy, const Labels& l, MetricKind kind) {
 struct Identities {
   const Policy& policy;
   std::deque<SuiteResult> suites;
-  std::map<std::string, const SuiteResult*> by_key;
-  std::set<std::string> ignored;
+  std::map<std::string, int> index;  // -1: a series the policy does not follow
+  std::vector<std::string> keys;
+  std::vector<const SuiteResult*> by_index;
 
-  void add(const std::string& key, const Labels& l) {
-    if (by_key.contains(key) || ignored.contains(key)) return;
+  // The series' index, made at its first sight; -1 when the policy does not follow it.
+  int add(const std::string& key, const Labels& l) {
+    if (const auto it = index.find(key); it != index.end()) return it->second;
     if (!followed(policy, l, kind_of(Sessions::value(l, "metric_kind")))) {
-      ignored.insert(key);
-      return;
+      index[key] = -1;
+      return -1;
     }
     SuiteResult& s = suites.emplace_back();
     s.name = Sessions::value(l, "suite");
@@ -273,37 +254,40 @@ struct Identities {
     m.kind = kind_of(Sessions::value(l, "metric_kind"));
     m.better = Sessions::value(l, "better") == "higher" ? Better::kHigher : Better::kLower;
     m.unit = Sessions::value(l, "unit");
-    by_key[key] = &s;
+    index[key] = static_cast<int>(keys.size());
+    keys.push_back(key);
+    by_index.push_back(&s);
+    return index[key];
   }
 };
 
-void attach(const Fetched& f, Sessions& sessions, Identities& ids) {
-  for (const Series& s : f.points) {
-    const std::string key = series_key(s.labels);
-    ids.add(key, s.labels);
+// One instant reply's series, into the sessions they belong to (the marker at their host, suite
+// and time), so that no reply's labels outlive it.
+void attach(const std::vector<Series>& got, Sessions& sessions, Identities& ids) {
+  for (const Series& s : got) {
+    const std::string name = Sessions::value(s.labels, "__name__");
     for (const auto& [t, v] : s.points) {
-      if (Session* session = sessions.find(s.labels, t)) session->values[key].first = v;
-    }
-  }
-  for (const Series& s : f.variances) {
-    const std::string key = series_key(s.labels);
-    for (const auto& [t, v] : s.points) {
-      Session* session = sessions.find(s.labels, t);
-      if (session != nullptr && session->values.contains(key)) session->values[key].second = v;
-    }
-  }
-  for (const Series& s : f.contaminated) {
-    for (const auto& [t, v] : s.points) {
-      if (Session* session = sessions.find(s.labels, t)) session->contaminated |= v > 0;
-    }
-  }
-  for (const Series& s : f.boots) {
-    const std::string host = Sessions::value(s.labels, "host");
-    for (const auto& [t, v] : s.points) {
-      const auto [from, to] = sessions.at_host.equal_range({host, t});
-      for (auto it = from; it != to; ++it) {
-        sessions.by_key[it->second].boot = host + ":boot:" + seconds_text(v);
+      if (name == "rtgate_boot_key") {
+        const std::string host = Sessions::value(s.labels, "host");
+        const auto [from, to] = sessions.at_host.equal_range({host, t});
+        for (auto it = from; it != to; ++it) {
+          sessions.by_key[it->second].boot = host + ":boot:" + seconds_text(v);
+        }
+        continue;
       }
+      Session* session = sessions.find(s.labels, t);
+      if (session == nullptr) continue;
+      if (name == "rtgate_suite_contaminated") {
+        session->contaminated |= v > 0;
+        continue;
+      }
+      const int i = ids.add(series_key(s.labels), s.labels);
+      if (i < 0) continue;
+      if (session->values.size() <= static_cast<std::size_t>(i)) {
+        session->values.resize(static_cast<std::size_t>(i) + 1, {NAN, NAN});
+      }
+      auto& [point, variance] = session->values[static_cast<std::size_t>(i)];
+      (name == "rtgate_history_point" ? point : variance) = v;
     }
   }
 }
@@ -318,17 +302,18 @@ SessionValues values_of(const Session& s, const std::string& key, const Identiti
                  .host = s.host,
                  .source = source,
                  .contaminated = s.contaminated};
-  for (const auto& [series, pv] : s.values) {
-    const auto it = ids.by_key.find(series);
-    if (!std::isfinite(pv.first) || it == ids.by_key.end()) continue;
-    const SuiteResult* suite = it->second;
+  for (std::size_t i = 0; i < s.values.size(); ++i) {
+    const auto& [point, variance] = s.values[i];
+    if (!std::isfinite(point)) continue;
+    const std::string& series = ids.keys[i];
+    const SuiteResult* suite = ids.by_index[i];
     out.values.push_back({.key = series,
                           .suite = suite,
                           .case_ = &suite->cases[0],
                           .metric = &suite->cases[0].metrics[0],
                           .statistic = series.substr(series.rfind('\x1f') + 1),
-                          .value = pv.first,
-                          .within_var = pv.second});
+                          .value = point,
+                          .within_var = std::isfinite(variance) ? variance : 0});
   }
   return out;
 }
@@ -356,11 +341,25 @@ std::string read_prometheus_history(const PrometheusSource& src, const Policy& p
   if (src.url.rfind("http://", 0) != 0 && src.url.rfind("https://", 0) != 0) {
     return "--prometheus: " + src.url + ": not an http:// or https:// URL";
   }
-  Fetched f;
-  if (std::string e = fetch(src, *matchers, &f); !e.empty()) return e;
-  Sessions sessions = sessions_of(f.marks);
-  Identities ids{.policy = policy, .suites = {}, .by_key = {}, .ignored = {}};
-  attach(f, sessions, ids);
+  Client client(src);
+  const std::string mark = marker_query(src, *matchers);
+  std::vector<Series> marks;
+  if (std::string e = fetch_markers(client, src, mark, &marks); !e.empty()) return e;
+  Sessions sessions = sessions_of(marks);
+  std::set<double> times;
+  for (const Series& m : marks) {
+    for (const auto& [t, v] : m.points) times.insert(t);
+  }
+  // The values by one instant query at each time a session first appears: evaluating thousands
+  // of series at every step of the span would cost the server minutes; at those times, ms.
+  const std::string values = std::string("{__name__=~\"") + kValueFamilies + "\"" +
+                             (matchers->empty() ? "" : "," + *matchers) + "} and on(host) " + mark;
+  Identities ids{.policy = policy, .suites = {}, .index = {}, .keys = {}, .by_index = {}};
+  for (const double t : times) {
+    std::vector<Series> got;
+    if (std::string e = client.at(values, t, &got); !e.empty()) return e;
+    attach(got, sessions, ids);
+  }
   for (const auto& [key, s] : sessions.by_key) {
     if (s.values.empty()) continue;
     if (std::string e = b.add(values_of(s, key, ids, src.url)); !e.empty()) return e;
