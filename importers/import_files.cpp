@@ -16,7 +16,10 @@ std::string read_input(const std::string& path) {
   std::string why;
   bool too_big = false;
   std::optional<std::string> text = io::read_bounded(path, io::max_input_bytes(), &why, &too_big);
-  if (!text) throw ImportError(why + (too_big ? ", the input limit (--max-input)" : ""));
+  if (!text) {
+    throw ImportError(path + (too_big ? ": " + why + ", the input limit (--max-input)"
+                                      : ": cannot read: " + why));
+  }
   return std::move(*text);
 }
 

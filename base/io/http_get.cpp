@@ -36,7 +36,10 @@ std::string first_line(const std::string& text) {
 
 std::optional<HttpAuth> read_auth_file(const std::string& path, bool basic, std::string* why) {
   const std::optional<std::string> text = read_bounded(path, 64 * 1024, why);
-  if (!text) return std::nullopt;
+  if (!text) {
+    *why = path + ": " + *why;
+    return std::nullopt;
+  }
   const std::string line = first_line(*text);
   HttpAuth auth;
   if (basic) {

@@ -42,7 +42,7 @@ std::optional<std::string> read_bounded(const std::string& path, std::size_t lim
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (too_big_out != nullptr) *too_big_out = false;
   if (fd < 0) {
-    *why = "cannot read " + path + ": " + std::strerror(errno);
+    *why = std::strerror(errno);
     return std::nullopt;
   }
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
@@ -55,7 +55,7 @@ std::optional<std::string> read_bounded(const std::string& path, std::size_t lim
     const ssize_t n = ::read(fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
-      *why = "cannot read " + path + ": " + std::strerror(errno);
+      *why = std::strerror(errno);
       ::close(fd);
       return std::nullopt;
     }
@@ -66,9 +66,8 @@ std::optional<std::string> read_bounded(const std::string& path, std::size_t lim
   ::close(fd);
   if (too_big_out != nullptr) *too_big_out = too_big;
   if (too_big) {
-    *why = path + ": larger than " +
-           (limit >= (std::size_t{1} << 20) ? std::to_string(limit >> 20) + " MiB"
-                                            : std::to_string(limit) + " bytes");
+    *why = "larger than " + (limit >= (std::size_t{1} << 20) ? std::to_string(limit >> 20) + " MiB"
+                                                             : std::to_string(limit) + " bytes");
     return std::nullopt;
   }
   return text;

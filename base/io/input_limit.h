@@ -21,9 +21,9 @@ std::size_t max_input_bytes();
 void set_max_input_mib(std::size_t mib);
 
 // The whole of `path`, at most `limit` bytes: a regular file, a pipe or a process substitution.
-// A FIFO nobody writes to reads as empty rather than blocking the open. nullopt with a one-line
-// reason in *why ("cannot read P: ...", "P: larger than N MiB"); *too_big, when given, says
-// which of the two it was.
+// A FIFO nobody writes to reads as empty rather than blocking the open. nullopt with the reason
+// in *why, for the caller to name the file with ("No such file or directory", "larger than 3
+// MiB"); *too_big, when given, says which of the two it was.
 std::optional<std::string> read_bounded(const std::string& path, std::size_t limit,
                                         std::string* why, bool* too_big = nullptr);
 

@@ -302,8 +302,10 @@ Policy load_policy(const std::string& path) {
   std::string why;
   bool too_big = false;
   const std::optional<std::string> text = io::read_bounded(path, kMaxPolicyBytes, &why, &too_big);
-  // why is "PATH: larger than 4 MiB" or "cannot read PATH: ...".
-  if (!text) throw PolicyError(too_big ? "policy " + why : "cannot read policy " + why.substr(12));
+  if (!text) {
+    throw PolicyError(too_big ? "policy " + path + ": " + why
+                              : "cannot read policy " + path + ": " + why);
+  }
   return parse_policy(*text, path);
 }
 

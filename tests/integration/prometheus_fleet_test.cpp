@@ -18,6 +18,8 @@
 
 #include "exporters/prometheus/pushgateway.h"
 #include "framework/rt/rt_checks.h"
+#include "gate/history/history.h"
+#include "gate/history/history_judge.h"
 #include "results/result_json.h"
 #include "tests/integration/fleet_reports.h"
 #include "tests/integration/fs_fixtures.h"
@@ -94,7 +96,11 @@ class PrometheusFleet : public ::testing::Test {
     }
     a2_ = regressed(on_host(measured, kHostA, k2_, rfc3339_now()));
     push(a2_);
-    push(on_host(measured, kHostB, k2_, rfc3339_now()));  // host B: the same figures on K2
+    const RunReport b2 = on_host(measured, kHostB, k2_, rfc3339_now());
+    push(b2);  // host B: the same figures on K2
+    // Each host's history, as `rtgate history --push` sends it (the dashboard's history row).
+    push_history({a1_, a2_});
+    push_history({on_host(measured, kHostB, k1_, measured.finished_at), b2});
     // Both hosts compared: every latency and throughput series of both has a ratio.
     for (const std::string& name : {kLatencyAlert, kThroughputAlert}) {
       const std::string ratio = split_threshold(alert_rule(name)["expr"].as<std::string>()).first;
@@ -115,6 +121,20 @@ class PrometheusFleet : public ::testing::Test {
     // The same call `rtgate run --push` makes: the group is job=rtgate, instance=<hostname>.
     if (const std::string err = prom::push_report(*target, r); !err.empty()) {
       throw std::runtime_error("push for " + r.environment.hostname + ": " + err);
+    }
+  }
+
+  static void push_history(const std::vector<RunReport>& results) {
+    gate::HistoryBuilder b(gate::Policy{});
+    for (const RunReport& r : results) b.add(r, r.environment.hostname + "/" + r.finished_at);
+    const gate::History h = b.finish();
+    const gate::HistoryReport report = gate::judge_history(h, gate::Policy{});
+    std::string why;
+    const auto target = prom::parse_push_url(stack_->pushgateway_url(), &why);
+    if (!target) throw std::runtime_error(why);
+    if (const std::string err = prom::push_history(*target, {.history = h, .report = report});
+        !err.empty()) {
+      throw std::runtime_error("history push: " + err);
     }
   }
 

@@ -34,10 +34,10 @@ TEST(InputLimit, AFileUpToTheLimitIsReadWholeAndOnePastItIsRefused) {
   EXPECT_FALSE(too_big);
   EXPECT_FALSE(read_bounded(f, 999, &why, &too_big).has_value());
   EXPECT_TRUE(too_big);
-  EXPECT_EQ(why, f + ": larger than 999 bytes");
+  EXPECT_EQ(why, "larger than 999 bytes");
   EXPECT_FALSE(read_bounded(d.path + "/missing", 1000, &why, &too_big).has_value());
   EXPECT_FALSE(too_big);
-  EXPECT_NE(why.find("cannot read " + d.path + "/missing: "), std::string::npos) << why;
+  EXPECT_EQ(why, "No such file or directory");
 }
 
 // A pipe's size is unknown until its end: the bound holds on what was read, not on a size.
@@ -53,7 +53,7 @@ TEST(InputLimit, APipeIsCutAtTheLimitAndAnIdleFifoReadsEmpty) {
   EXPECT_TRUE(empty->empty());
   const auto endless = read_bounded("/dev/zero", 3 << 20, &why);
   EXPECT_FALSE(endless.has_value());
-  EXPECT_EQ(why, "/dev/zero: larger than 3 MiB");
+  EXPECT_EQ(why, "larger than 3 MiB");
 }
 
 TEST(InputLimit, SetTakesOverTheDefaultAndZeroGivesItBack) {
