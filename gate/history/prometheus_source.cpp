@@ -52,13 +52,6 @@ std::string rfc3339(double unix_s) {
   return out;
 }
 
-MetricKind kind_of(const std::string& s) {
-  if (s == "throughput") return MetricKind::kThroughput;
-  if (s == "duration") return MetricKind::kDuration;
-  if (s == "count") return MetricKind::kCount;
-  return MetricKind::kLatency;
-}
-
 // One query_range's matrix, or "" and *error.
 std::vector<Series> parse_matrix(const std::string& body, const std::string& query,
                                  std::string* error) {
@@ -238,7 +231,9 @@ struct Identities {
   // The series' index, made at its first sight; -1 when the policy does not follow it.
   int add(const std::string& key, const Labels& l) {
     if (const auto it = index.find(key); it != index.end()) return it->second;
-    if (!followed(policy, l, kind_of(Sessions::value(l, "metric_kind")))) {
+    if (!followed(
+            policy, l,
+            metric_kind_from(Sessions::value(l, "metric_kind")).value_or(MetricKind::kLatency))) {
       index[key] = -1;
       return -1;
     }
@@ -251,7 +246,7 @@ struct Identities {
     }
     Metric& m = c.metrics.emplace_back();
     m.name = Sessions::value(l, "metric");
-    m.kind = kind_of(Sessions::value(l, "metric_kind"));
+    m.kind = metric_kind_from(Sessions::value(l, "metric_kind")).value_or(MetricKind::kLatency);
     m.better = Sessions::value(l, "better") == "higher" ? Better::kHigher : Better::kLower;
     m.unit = Sessions::value(l, "unit");
     index[key] = static_cast<int>(keys.size());

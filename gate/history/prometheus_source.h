@@ -6,8 +6,9 @@
 // last result, scraped again and again, is one session, and sessions of one boot
 // (rtgate_boot_key) merge as with files. Its kernel is the series' kernel_release. The values are
 // rtgate_history_point and rtgate_history_point_variance at the first evaluation step where the
-// session's timestamp appears, read with query_range calls of at most kMaxSteps steps each over
-// the span asked for; every reply is bounded (--max-input). Two sessions of one host closer than
+// session's timestamp appears: the timestamps are found by query_range calls of at most kMaxSteps
+// steps each over the span asked for, the values by an instant query at each such step; every
+// reply is bounded (--max-input). Two sessions of one host closer than
 // a step are one: the step must be shorter than the time between sessions (a run takes minutes).
 #pragma once
 
