@@ -51,6 +51,8 @@ void add_gate(CLI::App& app, int& exit_code) {
   cmd->add_flag("--allow-env-mismatch", o->in.allow_env_mismatch,
                 "judge even when CPU model, CPUs, preempt model or cmdline differ");
   add_history_option(cmd, o->in);
+  add_prometheus_options(cmd, o->in.prometheus);
+  cmd->get_option("--history")->excludes("--prometheus");
   add_export_options(cmd, o->exports, kVerdictsDocument);
   cmd->callback([o, &exit_code] {
     if ((exit_code = check_exports(o->exports, kVerdictsDocument)) != kExitOk) return;

@@ -87,7 +87,7 @@ int load_gate_side(const RunCmdArgs& args, UntilDecided& until, GateSide& g) {
   // The policy is checked against the baseline before anything runs (its keys must name
   // something there); the current side is checked again after the run.
   if (!(g.policy = load_gate_policy(*g.baseline, *g.baseline, args.gate))) return kExitUsage;
-  if (!(g.sessions = load_sessions(*g.baseline, args.gate))) return kExitUsage;
+  if (!(g.sessions = load_sessions(*g.baseline, args.gate, *g.policy))) return kExitUsage;
   return kExitOk;
 }
 

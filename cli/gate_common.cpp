@@ -18,9 +18,17 @@ std::optional<RunReport> load_result(const std::string& path, const char* role) 
   }
 }
 
-std::optional<gate::BaselineSessions> load_sessions(const RunReport& base, const GateInputs& in) {
+std::optional<gate::BaselineSessions> load_sessions(const RunReport& base, const GateInputs& in,
+                                                    const gate::Policy& policy) {
   std::string error;
   auto sessions = gate::BaselineSessions::load(base, in.more_baselines, in.history_dir, &error);
+  if (sessions && !in.prometheus.url.empty()) {
+    gate::PrometheusNoise noise;
+    const std::optional<gate::PrometheusSource> src = prometheus_source(in.prometheus, &error);
+    if (src) error = noise.read(*src, policy, base);
+    if (!src || !error.empty()) return print_error(error), std::nullopt;
+    sessions->set_prometheus(std::move(noise));
+  }
   if (!sessions) print_error(error);
   return sessions;
 }
@@ -56,7 +64,7 @@ int judge_pair(const RunReport& base, const RunReport& cur, const GateInputs& in
                gate::GateVerdict* out) {
   const std::optional<gate::Policy> policy = load_gate_policy(base, cur, in);
   if (!policy) return kExitUsage;
-  const auto sessions = load_sessions(base, in);
+  const auto sessions = load_sessions(base, in, *policy);
   if (!sessions) return kExitUsage;
   *out = sessions->compare(cur, *policy);
   return gate::exit_code(*out, in.fail_on_inconclusive);
@@ -78,7 +86,7 @@ std::optional<JudgedResult> load_judged(const std::string& result_path,
   if (!(j.baseline = load_result(baseline_path, "--baseline"))) return std::nullopt;
   const auto policy = load_gate_policy(*j.baseline, j.current, in);
   if (!policy) return std::nullopt;
-  const auto sessions = load_sessions(*j.baseline, in);
+  const auto sessions = load_sessions(*j.baseline, in, *policy);
   if (!sessions) return std::nullopt;
   j.verdicts = sessions->compare(j.current, *policy);
   return j;

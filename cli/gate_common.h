@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/prometheus_history.h"
 #include "gate/pair/baseline_sessions.h"
 #include "gate/pair/compare.h"
 
@@ -20,14 +21,16 @@ struct GateInputs {
   // the session noise is learned from (gate/pair/baseline_sessions.h).
   std::vector<std::string> more_baselines;
   std::string history_dir;
+  PrometheusOptions prometheus;  // or the history in Prometheus (gate only)
 };
 
 // Reads a result file; on failure prints the one-line error and returns nullopt.
 std::optional<RunReport> load_result(const std::string& path, const char* role);
 
-// The further baselines and the history of `in`; on bad input prints the one-line error and
-// returns nullopt (exit 2). `base` must outlive the result.
-std::optional<gate::BaselineSessions> load_sessions(const RunReport& base, const GateInputs& in);
+// The further baselines and the history of `in` (the statistics `policy` judges); on bad input
+// prints the one-line error and returns nullopt (exit 2). `base` must outlive the result.
+std::optional<gate::BaselineSessions> load_sessions(const RunReport& base, const GateInputs& in,
+                                                    const gate::Policy& policy);
 
 // The policy --policy names (the default one when `path` is empty); on a bad file prints the
 // one-line error and returns nullopt (exit 2).

@@ -1,7 +1,6 @@
 #include "cli/prometheus_history.h"
 
 #include "cli/run_common.h"
-#include "gate/history/prometheus_source.h"
 
 namespace rtgate::cli {
 
@@ -22,9 +21,8 @@ void add_prometheus_options(CLI::App* cmd, PrometheusOptions& o) {
                   "a file with a user:password line for --prometheus' basic auth");
 }
 
-std::optional<gate::HistoryInputs> load_prometheus_history(const PrometheusOptions& o,
-                                                           const gate::Policy& policy,
-                                                           std::string* error) {
+std::optional<gate::PrometheusSource> prometheus_source(const PrometheusOptions& o,
+                                                        std::string* error) {
   gate::PrometheusSource src{.url = o.url, .match = o.match};
   const std::optional<double> since = parse_duration(o.since);
   const std::optional<double> step = parse_duration(o.step);
@@ -51,9 +49,17 @@ std::optional<gate::HistoryInputs> load_prometheus_history(const PrometheusOptio
       src.auth.bearer_token = auth->bearer_token;
     }
   }
+  return src;
+}
+
+std::optional<gate::HistoryInputs> load_prometheus_history(const PrometheusOptions& o,
+                                                           const gate::Policy& policy,
+                                                           std::string* error) {
+  const std::optional<gate::PrometheusSource> src = prometheus_source(o, error);
+  if (!src) return std::nullopt;
   gate::HistoryBuilder builder(policy);
   int sessions = 0;
-  if (std::string e = gate::read_prometheus_history(src, policy, builder, &sessions); !e.empty()) {
+  if (std::string e = gate::read_prometheus_history(*src, policy, builder, &sessions); !e.empty()) {
     *error = e;
     return std::nullopt;
   }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "gate/history/history_reader.h"
+#include "gate/history/prometheus_source.h"
 
 namespace rtgate::cli {
 
@@ -15,6 +16,10 @@ struct PrometheusOptions {
 };
 
 void add_prometheus_options(CLI::App* cmd, PrometheusOptions& o);
+
+// The source the options name, or nullopt with a one-line *error (exit 2).
+std::optional<gate::PrometheusSource> prometheus_source(const PrometheusOptions& o,
+                                                        std::string* error);
 
 // The history the options name, or nullopt with a one-line *error (exit 2).
 std::optional<gate::HistoryInputs> load_prometheus_history(const PrometheusOptions& o,

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <utility>
 
+#include "base/text/rfc3339.h"
 #include "exporters/history_report.h"
 
 namespace rtgate::prom {
@@ -35,13 +36,6 @@ struct Out {
 std::vector<std::pair<std::string, std::string>> statistic_labels(const gate::HistorySeries& s) {
   return {
       {"suite", s.suite}, {"case", s.case_name}, {"metric", s.metric}, {"statistic", s.statistic}};
-}
-
-double unix_seconds(const std::string& rfc3339) {
-  std::tm tm{};
-  const char* rest = strptime(rfc3339.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
-  if (rest == nullptr) return NAN;
-  return static_cast<double>(timegm(&tm)) + (*rest == '.' ? std::strtod(rest, nullptr) : 0);
 }
 
 const char* newest_verdict(const gate::StatisticTrend& t) {
@@ -107,7 +101,7 @@ void build_history_series(const HistoryDocument& doc, SeriesSink& sink) {
       lc.emplace_back("kernel_before", before.kernel);
       lc.emplace_back("kernel_after", after.kernel);
       lc.emplace_back("direction", t.change_worse[i] ? "worse" : "better");
-      out.set(points, lc, unix_seconds(after.started_at));
+      out.set(points, lc, text::unix_seconds(after.started_at).value_or(NAN));
     }
   }
 }

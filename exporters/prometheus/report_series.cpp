@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 
+#include "base/text/rfc3339.h"
 #include "gate/history/history.h"
 #include "gate/noise/session_noise.h"
 
@@ -23,16 +24,6 @@ const std::set<std::string>& reserved_labels() {
       "quantile", "unit",           "status",    "verdict",     "job",    "instance",
       "version",  "preempt_model",  "statistic", "metric_kind", "better"};
   return names;
-}
-
-// RFC 3339 UTC ("2026-11-29T23:26:57.123Z") to Unix seconds; 0 when it does not parse.
-double unix_seconds(const std::string& rfc3339) {
-  std::tm tm{};
-  const char* rest = strptime(rfc3339.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
-  if (rest == nullptr) return 0;
-  double frac = 0;
-  if (*rest == '.') frac = std::strtod(rest, nullptr);
-  return static_cast<double>(timegm(&tm)) + frac;
 }
 
 // Everything that names one metric of one case.
@@ -129,13 +120,20 @@ class Families {
                          "exact latency quantiles from the fine histogram (all runs merged)",
                          prometheus::MetricType::Summary)),
         boot_key(gauge("rtgate_boot_key",
-                       "the measured boot, as a number (its boot id's first 52 bits)")),
+                       "the measured boot, as a number (a 52-bit hash of its boot id)")),
         history_point(gauge("rtgate_history_point",
                             "what a board's history judges of this session: the mean of the "
                             "runs' log values (an event count's log rate)")),
         history_variance(gauge("rtgate_history_point_variance",
                                "the variance rtgate_history_point has from the session's own "
-                               "runs")) {}
+                               "runs")),
+        history_spread(gauge("rtgate_history_point_spread",
+                             "the spread of the session's runs that a gate's noise model pools: "
+                             "their sum of squares about the mean (an event count's Pearson "
+                             "chi-square)")),
+        history_spread_df(
+            gauge("rtgate_history_point_spread_df",
+                  "the degrees of freedom of rtgate_history_point_spread (runs - 1)")) {}
 
  private:
   Family family(const std::string& name, const std::string& help, prometheus::MetricType type) {
@@ -168,6 +166,8 @@ class Families {
   Family boot_key;
   Family history_point;
   Family history_variance;
+  Family history_spread;
+  Family history_spread_df;
 };
 
 // The value a non-latency metric is exported with: Hmean of a throughput, else the Amean.
@@ -213,12 +213,13 @@ void add_metric(Families& f, const SuiteResult& s, const Case& c, const Metric& 
   }
 }
 
-// What `rtgate history --prometheus` reads of a session: per statistic a history follows by
-// default, its session point and that point's variance from the session's own runs.
+// What `rtgate history --prometheus` and `gate --prometheus` read of a session: per statistic
+// the default policy judges, its session point, that point's variance from the session's own
+// runs, and the runs' spread (what a gate's session noise pools).
 void add_history_points(Families& f, const SuiteResult& s, const Case& c, const Metric& m) {
+  // Reported-only metrics too: a gate shows their change with the session noise they have.
   const gate::MetricPolicy mp =
       gate::resolve(gate::Policy{}, s.name, c.name, m.name, m.gated_by_default());
-  if (!mp.gated) return;
   Labels l = metric_labels(s, c, m);
   l["metric_kind"] = to_string(m.kind);
   l["better"] = to_string(m.better);
@@ -229,18 +230,9 @@ void add_history_points(Families& f, const SuiteResult& s, const Case& c, const 
     l["statistic"] = st;
     f.history_point.Set(l, p.mean);
     f.history_variance.Set(l, p.mean_var);
+    f.history_spread.Set(l, p.spread_ss);
+    f.history_spread_df.Set(l, p.spread_df);
   }
-}
-
-// The boot id's first 13 hex digits (52 bits: exact in a double), or nullopt without one.
-std::optional<double> boot_key(const std::string& boot_id) {
-  std::string hex;
-  for (const char ch : boot_id) {
-    if (std::isxdigit(static_cast<unsigned char>(ch))) hex += ch;
-    if (hex.size() == 13) break;
-  }
-  if (hex.size() < 13) return std::nullopt;
-  return static_cast<double>(std::stoull(hex, nullptr, 16));
 }
 
 // --prom-cases suite: per metric name, the worst case of the suite (a fixed number of series per
@@ -347,8 +339,8 @@ void build_series(const RunReport& report, const gate::GateVerdict* gate,
   Families f(sink, report.environment);
   f.run_info.Set(
       {{"version", report.tool_version}, {"preempt_model", report.environment.preempt_model}}, 1);
-  const double finished = unix_seconds(report.finished_at);
-  if (const std::optional<double> key = boot_key(report.environment.boot_id);
+  const double finished = text::unix_seconds(report.finished_at).value_or(0);
+  if (const std::optional<double> key = gate::boot_number(report.environment.boot_id);
       key && options.per_case) {
     f.boot_key.Set({}, *key);
   }

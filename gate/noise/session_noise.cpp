@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <boost/math/special_functions/digamma.hpp>
+#include <cstdint>
 #include <set>
 
 #include "base/stats/summary.h"
@@ -256,6 +257,17 @@ std::string boot_of(const RunReport& r) {
   return r.environment.boot_id.empty() ? session_id(r) : r.environment.boot_id;
 }
 
+std::optional<double> boot_number(const std::string& boot_id) {
+  if (boot_id.empty()) return std::nullopt;
+  // FNV-1a over the whole id: any id, random or not, keeps its distinctness in 52 bits.
+  std::uint64_t h = 14695981039346656037ull;
+  for (const char ch : boot_id) {
+    h ^= static_cast<unsigned char>(ch);
+    h *= 1099511628211ull;
+  }
+  return static_cast<double>(h >> 12);
+}
+
 namespace {
 
 // The points of one boot's processes as one session: their mean, the variance it has from
@@ -273,9 +285,10 @@ SessionPoint merged(const std::vector<SessionPoint>& ps) {
   return out;
 }
 
-// Adds each gated statistic's point of `r` to `series`, in session `group`.
-void add_points(const RunReport& r, int group, const Policy& policy,
-                std::map<NoiseModel::Key, std::map<int, std::vector<SessionPoint>>>& series) {
+}  // namespace
+
+void add_session_points(const RunReport& r, int group, const Policy& policy,
+                        NoiseModel::Points& series) {
   for (const SuiteResult& s : r.suites) {
     if (s.status == SuiteStatus::kSkipped) continue;
     for (const Case& c : s.cases) {
@@ -296,8 +309,6 @@ void add_points(const RunReport& r, int group, const Policy& policy,
   }
 }
 
-}  // namespace
-
 NoiseModel NoiseModel::from_sessions(const std::vector<const RunReport*>& sessions,
                                      const Policy& policy) {
   std::vector<const RunReport*> order;
@@ -311,18 +322,24 @@ NoiseModel NoiseModel::from_sessions(const std::vector<const RunReport*>& sessio
   std::map<std::string, int> boots;  // boot -> its session, in order of first appearance
   for (const RunReport* r : order) boots.emplace(boot_of(*r), static_cast<int>(boots.size()));
   const bool by_boot = boots.size() > 1;
-  std::map<Key, std::map<int, std::vector<SessionPoint>>> grouped;
+  Points grouped;
   for (std::size_t i = 0; i < order.size(); ++i) {
     const int group = by_boot ? boots.at(boot_of(*order[i])) : static_cast<int>(i);
-    add_points(*order[i], group, policy, grouped);
+    add_session_points(*order[i], group, policy, grouped);
   }
+  return from_points(grouped,
+                     by_boot ? static_cast<int>(boots.size()) : static_cast<int>(order.size()),
+                     !by_boot && order.size() > 1);
+}
+
+NoiseModel NoiseModel::from_points(const Points& grouped, int sessions, bool one_boot) {
   std::map<Key, std::vector<SessionPoint>> series;
   for (const auto& [key, groups] : grouped) {
     for (const auto& [group, points] : groups) series[key].push_back(merged(points));
   }
   NoiseModel model;
-  model.sessions_ = by_boot ? static_cast<int>(boots.size()) : static_cast<int>(order.size());
-  model.one_boot_ = !by_boot && order.size() > 1;
+  model.sessions_ = sessions;
+  model.one_boot_ = one_boot;
   for (const auto& [key, points] : series) {
     model.known_[key] = estimate_session_noise(points, std::get<3>(key) == "rate");
     model.from_history_ += model.known_[key].source == NoiseSource::kHistory;
@@ -366,8 +383,7 @@ SessionNoise NoiseModel::of(const std::string& suite, const std::string& case_na
                             const std::string& metric, const std::string& statistic,
                             MetricKind kind, bool tail) const {
   (void)kind;
-  SessionNoise prior =
-      default_session_noise(tail ? "max" : statistic, board_, same_boot_);
+  SessionNoise prior = default_session_noise(tail ? "max" : statistic, board_, same_boot_);
   const auto it = known_.find({suite, case_name, metric, statistic});
   if (it == known_.end()) {
     prior.sessions = sessions_;

@@ -19,6 +19,7 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -97,6 +98,9 @@ std::string session_id(const RunReport& r);
 // The boot a result was measured in (its boot id; session_id for older results). The boot is the
 // session: the processes of one boot share its layout and IRQ placement.
 std::string boot_of(const RunReport& r);
+// A boot id as a number, as Prometheus keeps it (rtgate_boot_key): a 52-bit hash of the id,
+// exact in a double. nullopt for an empty id.
+std::optional<double> boot_number(const std::string& boot_id);
 
 class NoiseModel {
  public:
@@ -109,6 +113,13 @@ class NoiseModel {
   // suites' parameters or run options must be filtered out first.
   static NoiseModel from_sessions(const std::vector<const RunReport*>& sessions,
                                   const Policy& policy);
+  using Key = std::tuple<std::string, std::string, std::string, std::string>;
+  // Per (suite, case, metric, statistic), the points of each session group (a boot; a process
+  // when all share one boot), the groups numbered in time order.
+  using Points = std::map<Key, std::map<int, std::vector<SessionPoint>>>;
+  // The same from points already reduced (a history read from Prometheus): `sessions` groups,
+  // `one_boot` when they are processes of one boot.
+  static NoiseModel from_points(const Points& grouped, int sessions, bool one_boot);
   // The noise of one statistic of one metric: the history's, else the default prior.
   // `tail`: the statistic is a near-max (few samples above it), whose default is the max's.
   SessionNoise of(const std::string& suite, const std::string& case_name, const std::string& metric,
@@ -116,7 +127,6 @@ class NoiseModel {
   int sessions() const { return sessions_; }
   // The sessions learned from are processes of one boot.
   bool one_boot() const { return one_boot_; }
-  using Key = std::tuple<std::string, std::string, std::string, std::string>;
   // What the history gave, per (suite, case, metric, statistic).
   const std::map<Key, SessionNoise>& known() const { return known_; }
   // Chooses the default prior: the noisier side's board class, one boot when both ran in one.
@@ -134,6 +144,11 @@ class NoiseModel {
   // The history's noise may judge this pair: it was learned between boots, or the pair is in one.
   bool history_fits() const { return !one_boot_ || same_boot_; }
 };
+
+// Adds the point of each statistic of `r` a gate judges (as `policy` says) to `out`, in session
+// group `group`.
+void add_session_points(const RunReport& r, int group, const Policy& policy,
+                        NoiseModel::Points& out);
 
 // Moderates the history's session-mean variances within each (suite, metric, statistic) group
 // of at least kMinGroup members (event rates excepted): see session_noise.cpp.

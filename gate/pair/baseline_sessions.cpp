@@ -53,9 +53,11 @@ GateVerdict BaselineSessions::compare(const RunReport& cur, const Policy& policy
       ++other;
     }
   }
-  NoiseModel noise = NoiseModel::from_sessions(known, policy);
+  NoiseModel noise = prometheus_ ? prometheus_->model(sessions, cur, policy)
+                                 : NoiseModel::from_sessions(known, policy);
   noise.set_environment(base_->environment, cur.environment);
   GateVerdict g = gate::compare(sessions, cur, policy, noise);
+  if (prometheus_) g.noise += prometheus_->describe();
   if (!history_.empty() || unreadable_ > 0) {
     g.noise += " (--history: " + std::to_string(history_.size() - static_cast<std::size_t>(other)) +
                " of " + std::to_string(history_.size()) +

@@ -1,7 +1,7 @@
 // The sessions a gate judges with besides the one baseline: further baseline results (each its
-// own session) and the host's history (`--history DIR`), from which the session noise is learned
-// (gate/noise/session_noise.h). Loaded once; any current result can then be compared, which
-// `run --until-decided` does after every run.
+// own session) and the host's history (`--history DIR` or `--prometheus URL`), from which the
+// session noise is learned (gate/noise/session_noise.h). Loaded once; any current result can then
+// be compared, which `run --until-decided` does after every run.
 #pragma once
 
 #include <optional>
@@ -10,6 +10,7 @@
 
 #include "gate/model/policy.h"
 #include "gate/model/verdict.h"
+#include "gate/pair/prometheus_noise.h"
 #include "results/report.h"
 
 namespace rtgate::gate {
@@ -28,10 +29,14 @@ class BaselineSessions {
   // measured what the baseline measured on its host (history_mismatch), with the baselines.
   GateVerdict compare(const RunReport& cur, const Policy& policy) const;
 
+  // The history from Prometheus instead of a directory (gate/pair/prometheus_noise.h).
+  void set_prometheus(PrometheusNoise noise) { prometheus_ = std::move(noise); }
+
  private:
   const RunReport* base_ = nullptr;
   std::vector<RunReport> more_, history_;
   int unreadable_ = 0;
+  std::optional<PrometheusNoise> prometheus_;
 };
 
 }  // namespace rtgate::gate

@@ -29,7 +29,7 @@ t0=$SECONDS
 echo "$SESSIONS sessions of $CASES cases: $(du -sh "$work/files" | cut -f1) generated in $((SECONDS - t0)) s"
 
 # Each session's families a history reads, stamped with its time, one file per family.
-families="rtgate_run_timestamp_seconds rtgate_boot_key rtgate_suite_contaminated rtgate_history_point rtgate_history_point_variance"
+families="rtgate_run_timestamp_seconds rtgate_boot_key rtgate_suite_contaminated rtgate_history_point rtgate_history_point_variance rtgate_history_point_spread rtgate_history_point_spread_df"
 mkdir -p "$work/om" "$work/tf"
 t0=$SECONDS
 last=$(find "$work/files" -name '*.json' | sort | tail -1)

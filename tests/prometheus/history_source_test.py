@@ -7,7 +7,10 @@ pi_mutex nonrt_throughput is cut to 70% (a known step). The files go to `rtgate 
 same results, through `rtgate export --textfile` with each session's time as the samples'
 timestamp, are backfilled into a fresh TSDB (`promtool tsdb create-blocks-from openmetrics`) and
 served by Debian's prometheus on a free loopback port. Both readings must give the same exit
-code, the same sessions and kernels, the same series and the same change points. Then 11 of the
+code, the same sessions and kernels, the same series and the same change points; and
+`rtgate gate` of the newest session against the one before the step must decide alike with its
+history as files (--history) and in Prometheus (--prometheus), every verdict, change, bound and
+session noise equal. Then 11 of the
 sessions are pushed one after the other to a real Pushgateway that Prometheus scrapes every
 second: each is read back as one session, and the history gates as their files do. And behind
 basic auth (--web.config.file), missing or wrong credentials are one line and exit 2, the right
@@ -33,7 +36,8 @@ import uuid
 from datetime import datetime, timezone
 
 FAMILIES = ("rtgate_run_timestamp_seconds", "rtgate_boot_key", "rtgate_suite_contaminated",
-            "rtgate_history_point", "rtgate_history_point_variance")
+            "rtgate_history_point", "rtgate_history_point_variance", "rtgate_history_point_spread",
+            "rtgate_history_point_spread_df")
 KERNELS = ("6.1.0-50-rt-amd64", "6.1.0-51-rt-amd64", "6.1.0-52-rt-amd64")
 
 
@@ -240,6 +244,45 @@ def check_verdict_series(rtgate, files, work, sessions):
         fail(f"the change point is at {values[points[0]]}, not at session 21 ({step_at})")
 
 
+def gate(rtgate, args):
+    p = subprocess.run([rtgate, "gate", "--format", "json"] + args, capture_output=True,
+                       text=True, timeout=300)
+    try:
+        return p.returncode, json.loads(p.stdout), p.stderr
+    except json.JSONDecodeError:
+        fail(f"rtgate gate {' '.join(args)} exited {p.returncode}: {p.stderr}")
+
+
+def verdicts(doc):
+    """Every judged metric's verdict, figures and evidence."""
+    out = {}
+    for suite in doc["suites"]:
+        for m in suite["metrics"]:
+            out[(suite["name"], m["case"], m["metric"], m["statistic"])] = rounded(m)
+    return doc["verdict"], out
+
+
+def check_gate(rtgate, files, sessions, url):
+    """gate with the history as files and in Prometheus: the same verdicts, by the same noise."""
+    base, cur = sessions[19][0], sessions[29][0]
+    code_f, doc_f, err_f = gate(rtgate, [base, cur, "--history", files])
+    code_p, doc_p, err_p = gate(rtgate, [base, cur, "--prometheus", url, "--match", '{host="vm"}',
+                                         "--since", "2d"])
+    noise_f, noise_p = doc_f["session_noise"], doc_p["session_noise"]
+    if "boots of this host's history" not in noise_f or \
+            noise_p.split(" (--")[0] != noise_f.split(" (--")[0]:
+        fail(f"the noise differs: files {noise_f!r}, Prometheus {noise_p!r}")
+    a, b = verdicts(doc_f), verdicts(doc_p)
+    if code_f != 1:
+        fail(f"the gate over the step exits {code_f}, not 1 (regressed): {err_f}")
+    if code_p != code_f or a != b:
+        diff = [k for k in set(a[1]) | set(b[1]) if a[1].get(k) != b[1].get(k)]
+        fail(f"gate --prometheus exits {code_p} (files {code_f}); {len(diff)} verdicts differ ({sorted(diff)}), "
+             f"e.g. {diff[:1]}: files {a[1].get(diff[0]) if diff else ''}, "
+             f"Prometheus {b[1].get(diff[0]) if diff else ''}")
+    print(f"gate: exit {code_p} as with files, {len(a[1])} statistics alike; {noise_p}")
+
+
 def start_scraped(work):
     """A Pushgateway and a Prometheus that scrapes it every second (honor_labels)."""
     gw_port, prom_port = free_port(), free_port()
@@ -342,6 +385,7 @@ def main():
                 fail(f"{what} differ between files and Prometheus{detail}" if detail else
                      f"{what} differ: files {x!r}, Prometheus {y!r}")
         check_verdict_series(rtgate, files, work, sessions)
+        check_gate(rtgate, files, sessions, url)
         prom.terminate()
         prom.wait(timeout=30)
         prom = None
