@@ -20,6 +20,7 @@ TEST_PACKAGES=(
   stress-ng                        # optional load for benchmarks
   util-linux bsdutils procps jq    # setpriv, script (non-root and TTY tests), JSON in scripts
   prometheus prometheus-pushgateway curl   # real servers and promtool for the integration tests
+  openssl                          # a CA and certificate for the TLS test
   trace-cmd                        # --trace tests read the trace back with it
   clang-14 libfuzzer-14-dev        # fuzz targets (tests/fuzz, ci/fuzz.sh)
   dpkg-dev help2man man-db lintian # the .deb (CPack), its man page from --help, its checks

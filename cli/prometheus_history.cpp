@@ -19,6 +19,9 @@ void add_prometheus_options(CLI::App* cmd, PrometheusOptions& o) {
                   "a file whose first line is a bearer token for --prometheus");
   cmd->add_option("--prometheus-basic-file", o.basic_file,
                   "a file with a user:password line for --prometheus' basic auth");
+  cmd->add_option("--prometheus-ca-file", o.ca_file,
+                  "PEM CA certificates that --prometheus' TLS certificate must chain to "
+                  "(default: the CAs the system trusts)");
 }
 
 std::optional<gate::PrometheusSource> prometheus_source(const PrometheusOptions& o,
@@ -49,6 +52,7 @@ std::optional<gate::PrometheusSource> prometheus_source(const PrometheusOptions&
       src.auth.bearer_token = auth->bearer_token;
     }
   }
+  src.auth.ca_file = o.ca_file;
   return src;
 }
 

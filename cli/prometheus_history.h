@@ -12,7 +12,7 @@
 namespace rtgate::cli {
 
 struct PrometheusOptions {
-  std::string url, match, since = "90d", step = "1m", bearer_file, basic_file;
+  std::string url, match, since = "90d", step = "1m", bearer_file, basic_file, ca_file;
 };
 
 void add_prometheus_options(CLI::App* cmd, PrometheusOptions& o);

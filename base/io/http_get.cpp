@@ -89,13 +89,17 @@ std::optional<HttpReply> http_get(const std::string& url, const HttpAuth& auth,
     curl_easy_setopt(c, CURLOPT_USERNAME, auth.basic_user.c_str());
     curl_easy_setopt(c, CURLOPT_PASSWORD, auth.basic_password.c_str());
   }
+  if (!auth.ca_file.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, auth.ca_file.c_str());
+  char detail[CURL_ERROR_SIZE] = "";
+  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, detail);
   const CURLcode rc = curl_easy_perform(c);
   if (sink.overflow) {
     *why = "the reply is larger than " + std::to_string(max_bytes >> 20) + " MiB (--max-input)";
     return std::nullopt;
   }
   if (rc != CURLE_OK) {
-    *why = curl_easy_strerror(rc);
+    // The buffer says which certificate or host; the code's text only what kind of failure.
+    *why = detail[0] != '\0' ? detail : curl_easy_strerror(rc);
     return std::nullopt;
   }
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &reply.status);

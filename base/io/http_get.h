@@ -1,6 +1,6 @@
 // One bounded HTTP(S) GET: what a reader of a remote source (Prometheus' API) needs, and no more.
-// TLS goes through the CA store the system trusts (libcurl's default); credentials come from
-// files, never from the command line (where `ps` shows them).
+// TLS goes through the CA store the system trusts (libcurl's default) or a CA file a farm names;
+// credentials come from files, never from the command line (where `ps` shows them).
 #pragma once
 
 #include <cstddef>
@@ -12,6 +12,7 @@ namespace rtgate::io {
 struct HttpAuth {
   std::string bearer_token;                // "Authorization: Bearer ..." when not empty
   std::string basic_user, basic_password;  // basic auth when the user is not empty
+  std::string ca_file;  // PEM CA certificates to trust instead of the system's, when not empty
 };
 
 // Reads credentials from a file: a bearer token (the file's first line) or, with basic, a

@@ -13,8 +13,9 @@ history as files (--history) and in Prometheus (--prometheus), every verdict, ch
 session noise equal. Then 11 of the
 sessions are pushed one after the other to a real Pushgateway that Prometheus scrapes every
 second: each is read back as one session, and the history gates as their files do. And behind
-basic auth (--web.config.file), missing or wrong credentials are one line and exit 2, the right
-ones from --prometheus-basic-file read the history.
+TLS and basic auth (--web.config.file), an untrusted certificate and missing or wrong
+credentials are one line and exit 2; the farm's CA (--prometheus-ca-file) and the right
+credentials (--prometheus-basic-file) read the history.
 
   tests/prometheus/history_source_test.py RTGATE SOURCE_DIR
 Exit 0 pass, 1 fail, 77 skip (no prometheus or promtool).
@@ -25,6 +26,7 @@ import json
 import os
 import shutil
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -163,22 +165,44 @@ def summary(doc):
 TEST_USER_HASH = "$2b$04$Rhzy.7xGWGhEZFOc35CYbuHWbwrki0o5uUcGbsjp7AFqj7VNQf.Ku"
 
 
-def check_basic_auth(rtgate, work):
-    """Prometheus behind basic auth (--web.config.file): no or wrong credentials are refused in
-    one line (exit 2); the right ones, from a file, read the history."""
+def make_tls(work):
+    """A CA and a certificate for 127.0.0.1 signed by it (P-256, two days)."""
+    def run(*args):
+        subprocess.run(["openssl"] + list(args), check=True, capture_output=True)
+    ca, key = os.path.join(work, "ca.pem"), os.path.join(work, "ca.key")
+    run("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+        "-keyout", key, "-out", ca, "-days", "2", "-subj", "/CN=rtgate test CA")
+    srv_key, csr, srv = (os.path.join(work, n) for n in ("srv.key", "srv.csr", "srv.pem"))
+    run("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+        "-keyout", srv_key, "-out", csr, "-subj", "/CN=127.0.0.1")
+    ext = os.path.join(work, "san.cnf")
+    with open(ext, "w") as f:
+        f.write("subjectAltName=IP:127.0.0.1\n")
+    run("x509", "-req", "-in", csr, "-CA", ca, "-CAkey", key, "-CAcreateserial", "-out", srv,
+        "-days", "2", "-extfile", ext)
+    return ca, srv, srv_key
+
+
+def check_tls_and_basic_auth(rtgate, work):
+    """Prometheus behind TLS and basic auth (--web.config.file): a certificate the system does not
+    trust, or no or wrong credentials, are refused in one line (exit 2); with the farm's CA
+    (--prometheus-ca-file) and the right credentials from a file, the history is read."""
+    ca, cert, key = make_tls(work)
     web = os.path.join(work, "web.yml")
     with open(web, "w") as f:
-        f.write(f"basic_auth_users:\n  rtgate: {TEST_USER_HASH}\n")
+        f.write(f"tls_server_config:\n  cert_file: {cert}\n  key_file: {key}\n"
+                f"basic_auth_users:\n  rtgate: {TEST_USER_HASH}\n")
     cfg = os.path.join(work, "prometheus.yml")
     port = free_port()
     p = subprocess.Popen(["prometheus", f"--config.file={cfg}", f"--storage.tsdb.path={work}/tsdb",
                           f"--web.listen-address=127.0.0.1:{port}", f"--web.config.file={web}"],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        url = f"http://127.0.0.1:{port}"
+        url = f"https://127.0.0.1:{port}"
+        tls = ssl.create_default_context(cafile=ca)
         for _ in range(300):
             try:
-                urllib.request.urlopen(url + "/-/ready", timeout=1)
+                urllib.request.urlopen(url + "/-/ready", timeout=1, context=tls)
             except urllib.error.HTTPError:
                 break  # 401: up, and asking for credentials
             except OSError:
@@ -189,14 +213,20 @@ def check_basic_auth(rtgate, work):
         with open(bad, "w") as f:
             f.write("rtgate:guess\n")
         base = ["history", "--prometheus", url, "--match", '{host="vm"}', "--since", "2d"]
+        r = subprocess.run([rtgate] + base + ["--prometheus-basic-file", good], capture_output=True,
+                           text=True)
+        if r.returncode != 2 or "certificate" not in r.stderr or r.stderr.count("\n") != 1:
+            fail(f"an untrusted certificate: exit {r.returncode}, {r.stderr!r}")
+        base += ["--prometheus-ca-file", ca]
         for extra in ([], ["--prometheus-basic-file", bad]):
             r = subprocess.run([rtgate] + base + extra, capture_output=True, text=True)
             if r.returncode != 2 or "HTTP 401" not in r.stderr or r.stderr.count("\n") != 1:
                 fail(f"{extra or 'no credentials'}: exit {r.returncode}, {r.stderr!r}")
         code, doc, err = history(rtgate, base[1:] + ["--prometheus-basic-file", good])
         if len(doc["sessions"]) != 30:
-            fail(f"with the right credentials: {len(doc['sessions'])} sessions, {err}")
-        print(f"basic auth: refused without and with wrong credentials (exit 2), read with the right ones")
+            fail(f"with the CA and the right credentials: {len(doc['sessions'])} sessions, {err}")
+        print("TLS and basic auth: refused with an untrusted certificate and without or with wrong "
+              "credentials (exit 2), read with the CA and the right ones")
     finally:
         p.terminate()
         p.wait(timeout=30)
@@ -352,7 +382,7 @@ def check_pushed_sessions(rtgate, sessions, work):
 
 def main():
     rtgate, src = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
-    for tool in ("prometheus", "promtool"):
+    for tool in ("prometheus", "promtool", "openssl"):
         if not shutil.which(tool):
             print(f"SKIP: no {tool}")
             return 77
@@ -389,7 +419,7 @@ def main():
         prom.terminate()
         prom.wait(timeout=30)
         prom = None
-        check_basic_auth(rtgate, work)
+        check_tls_and_basic_auth(rtgate, work)
         if shutil.which("prometheus-pushgateway"):
             check_pushed_sessions(rtgate, sessions, work)
         moved = [k for k, v in a[4].items() if v[1] != "[]"]
