@@ -6,6 +6,7 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <string_view>
 #include <tuple>
 #include <unordered_map>
 
@@ -33,6 +34,9 @@ constexpr std::array<const char*, kPointParts> kPartFamilies = {
 // A window of the values' query_range: at most this many markers, and steps.
 constexpr std::size_t kWindowMarkers = 48;
 constexpr double kWindowSteps = 2000;
+// Markers further apart than this many steps are not read together: the steps between them cost
+// the server as much as the markers.
+constexpr double kWindowGapSteps = 120;
 
 // A session's timestamp where it first appears: newer than a step ago, or new since then.
 std::string marker_query(const PrometheusSource& src, const std::string& matchers) {
@@ -193,19 +197,59 @@ void attach(const std::vector<PromSeries>& got, Sessions& sessions, SeriesIndex&
   }
 }
 
-// The marker times in windows of the values' query_range: [first, last] of each.
-std::vector<std::pair<double, double>> windows_of(const std::set<double>& times, double step) {
-  std::vector<std::pair<double, double>> out;
-  std::size_t in_window = 0;
-  for (const double t : times) {
-    if (out.empty() || in_window == kWindowMarkers || t - out.back().first > kWindowSteps * step) {
-      out.emplace_back(t, t);
-      in_window = 0;
-    }
-    out.back().second = t;
-    ++in_window;
+// A window of the values' query_range: [first, last], and the kernels of its markers.
+struct Window {
+  double first = 0, last = 0;
+  std::set<std::string> kernels;
+  std::size_t markers = 0;
+};
+
+// The marker times in windows: a window's markers are close (a gap of at most kWindowGapSteps)
+// and of the kernels of its first marker. Each kernel brings its own series (kernel_release is a
+// label), so a window's query selects one kernel's series, not every kernel's of the span.
+std::vector<Window> windows_of(const std::map<double, std::set<std::string>>& kernels_at,
+                               double step) {
+  std::vector<Window> out;
+  for (const auto& [t, kernels] : kernels_at) {
+    const bool fits = !out.empty() && out.back().markers < kWindowMarkers &&
+                      t - out.back().last <= kWindowGapSteps * step &&
+                      t - out.back().first <= kWindowSteps * step &&
+                      std::includes(out.back().kernels.begin(), out.back().kernels.end(),
+                                    kernels.begin(), kernels.end());
+    if (!fits) out.push_back({.first = t, .last = t, .kernels = kernels, .markers = 0});
+    out.back().last = t;
+    ++out.back().markers;
   }
   return out;
+}
+
+// `s` as a PromQL string's contents.
+std::string promql_string(const std::string& s) {
+  std::string out;
+  for (const char ch : s) {
+    if (ch == '\n') {
+      out += "\\n";
+      continue;
+    }
+    if (ch == '\\' || ch == '"') out += '\\';
+    out += ch;
+  }
+  return out;
+}
+
+// The matcher that picks the window's kernels' series: exact for one, else an alternation of
+// regex-escaped names.
+std::string kernel_matcher(const std::set<std::string>& kernels) {
+  if (kernels.size() == 1) return "kernel_release=\"" + promql_string(*kernels.begin()) + "\"";
+  std::string re;
+  for (const std::string& k : kernels) {
+    if (!re.empty()) re += '|';
+    for (const char ch : k) {
+      if (std::string_view("\\.+*?()|[]{}^$").find(ch) != std::string_view::npos) re += '\\';
+      re += ch;
+    }
+  }
+  return "kernel_release=~\"" + promql_string(re) + "\"";
 }
 
 // Hands over (and forgets) every session whose last marker is at or before `upto`.
@@ -260,21 +304,25 @@ std::string read_prometheus_sessions(const PrometheusSource& src, const Policy& 
   std::vector<PromSeries> marks;
   if (std::string e = fetch_markers(client, src, mark, &marks); !e.empty()) return e;
   Sessions sessions = sessions_of(marks);
-  std::set<double> times;
+  std::map<double, std::set<std::string>> kernels_at;
   for (const PromSeries& m : marks) {
-    for (const auto& [t, v] : m.points) times.insert(t);
+    for (const auto& [t, v] : m.points) kernels_at[t].insert(label_of(m.labels, "kernel_release"));
   }
   marks.clear();
   // Evaluating thousands of series at every step of the span would cost the server minutes; over
-  // windows of a few markers each, what is between them costs little and the markers come back
-  // together.
-  const std::string values = values_query(*matchers, mark, for_gate);
+  // windows of close markers of one kernel, what is between them costs little and the markers
+  // come back together.
   SeriesIndex index(policy, for_gate);
-  for (const auto& [first, last] : windows_of(times, src.step_s)) {
+  for (const Window& w : windows_of(kernels_at, src.step_s)) {
+    const std::string picked =
+        (matchers->empty() ? "" : *matchers + ",") + kernel_matcher(w.kernels);
+    const std::string values = values_query(picked, marker_query(src, picked), for_gate);
     std::vector<PromSeries> got;
-    if (std::string e = client.range(values, first, last, src.step_s, &got); !e.empty()) return e;
+    if (std::string e = client.range(values, w.first, w.last, src.step_s, &got); !e.empty()) {
+      return e;
+    }
     attach(got, sessions, index);
-    if (std::string e = hand_over(sessions, last, index.set, sink, count); !e.empty()) return e;
+    if (std::string e = hand_over(sessions, w.last, index.set, sink, count); !e.empty()) return e;
   }
   return "";
 }

@@ -8,8 +8,8 @@
 // (rtgate_boot_key) merge as with files. Its kernel is the series' kernel_release. The values are
 // the rtgate_history_point* families at the first evaluation step where the session's timestamp
 // appears (its marker). The markers are found by query_range calls of at most kMaxSteps steps
-// each over the span asked for; the values by query_range calls over windows of a few markers,
-// filtered to the marker steps on the server. Every reply is bounded (--max-input). Two sessions
+// each over the span asked for; the values by query_range calls over windows of close markers of
+// one kernel, filtered to the marker steps on the server. Every reply is bounded (--max-input). Two sessions
 // of one host closer than a step are one: the step must be shorter than the time between
 // sessions (a run takes minutes).
 #pragma once

@@ -10,7 +10,10 @@
 #
 # Prints the series a session exports for the history (its label cardinality), the backfill's
 # time, and per reading the wall time, CPU, peak RSS, exit code, sessions, series and change
-# points; then whether the two agree. The data lives in a temporary directory removed at the end.
+# points; then whether the two agree; then the same for `rtgate gate` of the newest session against
+# the one before, its history as files (--history) and in Prometheus (--prometheus). The data
+# lives in a temporary directory removed at the end; with RTGATE_BENCH_KEEP=DIR it lives in DIR,
+# stays, and a DIR that already holds it is read again without being made anew.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SESSIONS=${1:-1000}
@@ -20,10 +23,17 @@ GEN=${4:-build/bench_history_gen}
 for tool in jq prometheus promtool "$RTGATE" "$GEN" /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "missing: $tool" >&2; exit 2; }
 done
-work=$(mktemp -d)
 prom=""
-trap '[ -z "$prom" ] || kill "$prom" 2>/dev/null; rm -rf "$work"' EXIT
+if [ -n "${RTGATE_BENCH_KEEP:-}" ]; then
+  work=$RTGATE_BENCH_KEEP
+  mkdir -p "$work"
+  trap '[ -z "$prom" ] || kill "$prom" 2>/dev/null' EXIT
+else
+  work=$(mktemp -d)
+  trap '[ -z "$prom" ] || kill "$prom" 2>/dev/null; rm -rf "$work"' EXIT
+fi
 
+make_data() {
 t0=$SECONDS
 "$GEN" "$work/files" --sessions "$SESSIONS" --cases "$CASES" > /dev/null
 echo "$SESSIONS sessions of $CASES cases: $(du -sh "$work/files" | cut -f1) generated in $((SECONDS - t0)) s"
@@ -64,6 +74,8 @@ t0=$SECONDS
   "$work/om.txt" "$work/tsdb" > /dev/null
 echo "backfilled in $((SECONDS - t0)) s, peak $(awk -F': ' '/Maximum resident/ {printf "%.0f", $2/1024}' "$work/promtool.time") MB"
 rm -f "$work/om.txt"
+}
+[ -d "$work/tsdb" ] || make_data
 
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 printf 'global: {}\n' > "$work/prometheus.yml"
@@ -92,3 +104,17 @@ same=$(jq -n --slurpfile a "$work/files.json" --slurpfile b "$work/prometheus.js
   def cp(d): [d.series[] | {k: "\(.suite)/\(.case)/\(.metric)/\(.statistic)", c: [.change_points[].session]}] | sort_by(.k);
   ($a[0].exit_code == $b[0].exit_code) and (cp($a[0]) == cp($b[0]))')
 echo "the same exit code and change points: $same"
+
+newest=$(find "$work/files" -name '*.json' | sort | tail -2)
+for how in files prometheus; do
+  args=(--history "$work/files")
+  [ "$how" = prometheus ] && args=(--prometheus "http://127.0.0.1:$port" --since "${days}d")
+  rc=0
+  # shellcheck disable=SC2086
+  /usr/bin/time -v -o "$work/gate-$how.time" "$RTGATE" gate $newest "${args[@]}" --format json > "$work/gate-$how.json" || rc=$?
+  echo "gate, $how: exit $rc, $(figures "$work/gate-$how.time"); $(jq -r .session_noise "$work/gate-$how.json")"
+done
+same=$(jq -n --slurpfile a "$work/gate-files.json" --slurpfile b "$work/gate-prometheus.json" '
+  def v(d): [d.suites[].metrics[]];
+  v($a[0]) == v($b[0])')
+echo "the gate's verdicts and figures alike: $same"
