@@ -116,6 +116,9 @@ class Families {
                     "--prom-cases suite: the worst case's value of a non-latency metric")),
         verdict(gauge("rtgate_verdict", "1 for the gate's verdict on the metric")),
         suite_verdict(gauge("rtgate_suite_verdict", "1 for the gate's verdict on the suite")),
+        gate_change(gauge("rtgate_gate_change",
+                          "the gate's change of the metric's deciding statistic and its "
+                          "interval: a ratio (scale=ratio) or events per run (scale=difference)")),
         quantiles(family("rtgate_latency_quantile_seconds",
                          "exact latency quantiles from the fine histogram (all runs merged)",
                          prometheus::MetricType::Summary)),
@@ -162,6 +165,7 @@ class Families {
   Family worst;
   Family verdict;
   Family suite_verdict;
+  Family gate_change;
   Family quantiles;
   Family boot_key;
   Family history_point;
@@ -293,6 +297,19 @@ void add_verdicts(Families& f, const gate::SuiteVerdict& sv, bool per_metric) {
                      {"metric", m.metric},
                      {"verdict", gate::to_string(v)}},
                     m.verdict == v ? 1 : 0);
+    }
+  }
+  for (const gate::MetricVerdict& m : sv.metrics) {
+    if (!m.gated || !per_metric || !std::isfinite(m.effect)) continue;
+    for (const auto& [bound, value] :
+         {std::pair{"estimate", m.effect}, {"low", m.effect_low}, {"high", m.effect_high}}) {
+      f.gate_change.Set({{"suite", m.suite},
+                         {"case", m.case_name},
+                         {"metric", m.metric},
+                         {"statistic", m.statistic},
+                         {"scale", m.ratio ? "ratio" : "difference"},
+                         {"bound", bound}},
+                        value);
     }
   }
 }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <map>
 #include <random>
 
 #include "exporters/prometheus/pushgateway.h"
@@ -145,6 +147,50 @@ TEST(ReportSeries, VerdictsAreAStateSetWhenAGateRan) {
           std::string(gate::to_string(g.suites[0].verdict)) + "\"} 1"),
       std::string::npos)
       << text;
+}
+
+// What the gate decided also travels as numbers: each gated metric's change and its interval,
+// on the scale the verdict states them.
+TEST(ReportSeries, AGatesChangeAndItsIntervalAreSeries) {
+  const RunReport r = sample_report();
+  RunReport slower = r;
+  for (Case& c : slower.suites[0].cases) {
+    for (Metric& m : c.metrics) {
+      if (m.kind == MetricKind::kThroughput) {
+        for (double& v : m.samples) v *= 0.5;
+      }
+    }
+  }
+  const gate::GateVerdict g = gate::compare(r, slower);
+  std::map<std::string, double> got;
+  for (const auto& f : build_metrics(slower, &g, "", {})->Collect()) {
+    if (f.name != "rtgate_gate_change") continue;
+    for (const auto& m : f.metric) {
+      std::string key;
+      for (const auto& l : m.label) {
+        if (l.name != "host" && l.name != "kernel_release") key += l.name + "=" + l.value + ",";
+      }
+      got[key] = m.gauge.value;
+    }
+  }
+  int checked = 0;
+  for (const gate::MetricVerdict& m : g.suites[0].metrics) {
+    if (!m.gated || !std::isfinite(m.effect)) continue;
+    for (const auto& [bound, v] :
+         {std::pair{"estimate", m.effect}, {"low", m.effect_low}, {"high", m.effect_high}}) {
+      // The labels in name order, as the series carry them.
+      const std::string key = "bound=" + std::string(bound) + ",case=" + m.case_name +
+                              ",metric=" + m.metric +
+                              ",scale=" + (m.ratio ? "ratio" : "difference") +
+                              ",statistic=" + m.statistic + ",suite=" + m.suite + ",";
+      ASSERT_TRUE(got.contains(key)) << key;
+      EXPECT_DOUBLE_EQ(got[key], v) << key;
+      ++checked;
+    }
+    if (m.metric == "ops") EXPECT_NEAR(m.effect, 0.5, 1e-9);
+  }
+  EXPECT_GE(checked, 3);
+  EXPECT_EQ(static_cast<int>(got.size()), checked);
 }
 
 TEST(ReportSeries, OnlySuiteSelectsOneGroup) {
