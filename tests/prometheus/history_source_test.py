@@ -15,12 +15,14 @@ sessions are pushed one after the other to a real Pushgateway that Prometheus sc
 second: each is read back as one session, and the history gates as their files do. And behind
 TLS and basic auth (--web.config.file), an untrusted certificate and missing or wrong
 credentials are one line and exit 2; the farm's CA (--prometheus-ca-file) and the right
-credentials (--prometheus-basic-file) read the history.
+credentials (--prometheus-basic-file) read the history. Behind a proxy that wants a bearer token
+under a path prefix, the token from --prometheus-bearer-file reads it.
 
   tests/prometheus/history_source_test.py RTGATE SOURCE_DIR
 Exit 0 pass, 1 fail, 77 skip (no prometheus or promtool).
 """
 import copy
+import http.server
 import gzip
 import json
 import os
@@ -30,6 +32,7 @@ import ssl
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -165,6 +168,57 @@ def summary(doc):
 TEST_USER_HASH = "$2b$04$Rhzy.7xGWGhEZFOc35CYbuHWbwrki0o5uUcGbsjp7AFqj7VNQf.Ku"
 
 
+def check_bearer_proxy(rtgate, work, upstream):
+    """A farm's Prometheus behind a proxy that wants a bearer token, under a path prefix: the
+    token from --prometheus-bearer-file reads the history; a wrong one is HTTP 401, one line."""
+    token = "rtgate-test-" + uuid.uuid4().hex
+
+    class Proxy(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            if self.headers.get("Authorization") != f"Bearer {token}":
+                self.send_response(401)
+                self.end_headers()
+                return
+            if not self.path.startswith("/prom/"):
+                self.send_response(404)
+                self.end_headers()
+                return
+            try:
+                with urllib.request.urlopen(upstream + self.path[len("/prom"):], timeout=60) as r:
+                    status, body = r.status, r.read()
+            except urllib.error.HTTPError as e:
+                status, body = e.code, e.read()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Proxy)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/prom"
+        good, bad = os.path.join(work, "good.token"), os.path.join(work, "bad.token")
+        with open(good, "w") as f:
+            f.write(token + "\n")
+        with open(bad, "w") as f:
+            f.write("guess\n")
+        base = ["history", "--prometheus", url, "--match", '{host="vm"}', "--since", "2d"]
+        r = subprocess.run([rtgate] + base + ["--prometheus-bearer-file", bad], capture_output=True,
+                           text=True)
+        if r.returncode != 2 or "HTTP 401" not in r.stderr or r.stderr.count("\n") != 1:
+            fail(f"a wrong bearer token: exit {r.returncode}, {r.stderr!r}")
+        code, doc, err = history(rtgate, base[1:] + ["--prometheus-bearer-file", good])
+        if len(doc["sessions"]) != 30:
+            fail(f"with the bearer token: {len(doc['sessions'])} sessions, {err}")
+        print("bearer token behind a proxy's path prefix: refused when wrong (exit 2), read when right")
+    finally:
+        server.shutdown()
+
+
 def make_tls(work):
     """A CA and a certificate for 127.0.0.1 signed by it (P-256, two days)."""
     def run(*args):
@@ -292,12 +346,11 @@ def verdicts(doc):
     return doc["verdict"], out
 
 
-def check_gate(rtgate, files, sessions, url):
-    """gate with the history as files and in Prometheus: the same verdicts, by the same noise."""
-    base, cur = sessions[19][0], sessions[29][0]
+def check_gate(rtgate, files, base, cur, prometheus):
+    """gate with the history as files and in Prometheus: the same verdicts, by the same noise;
+    over the step, regressed."""
     code_f, doc_f, err_f = gate(rtgate, [base, cur, "--history", files])
-    code_p, doc_p, err_p = gate(rtgate, [base, cur, "--prometheus", url, "--match", '{host="vm"}',
-                                         "--since", "2d"])
+    code_p, doc_p, err_p = gate(rtgate, [base, cur] + prometheus)
     noise_f, noise_p = doc_f["session_noise"], doc_p["session_noise"]
     if "boots of this host's history" not in noise_f or \
             noise_p.split(" (--")[0] != noise_f.split(" (--")[0]:
@@ -349,6 +402,19 @@ def start_scraped(work):
     return [gw, prom], f"http://127.0.0.1:{gw_port}", f"http://127.0.0.1:{prom_port}"
 
 
+def scraped(prom, path):
+    """Waits until Prometheus has scraped the session of `path` from the Pushgateway."""
+    with open(path) as f:
+        want = unix(json.load(f)["finished_at"])
+    q = prom + "/api/v1/query?query=" + urllib.parse.quote('rtgate_run_timestamp_seconds{job="rtgate"}')
+    for _ in range(300):
+        with urllib.request.urlopen(q, timeout=5) as r:
+            if any(abs(float(x["value"][1]) - want) < 0.01 for x in json.load(r)["data"]["result"]):
+                return
+        time.sleep(0.1)
+    fail(f"Prometheus never scraped the session of {path}")
+
+
 def check_pushed_sessions(rtgate, sessions, work):
     """Push, scrape, read back: sessions pushed one after the other through a Pushgateway, each
     scraped many times, are each one session, and gate as their files do."""
@@ -363,7 +429,9 @@ def check_pushed_sessions(rtgate, sessions, work):
                                capture_output=True, text=True)
             if p.returncode != 0:
                 fail(f"push of {path}: exit {p.returncode}: {p.stderr}")
-            time.sleep(3)  # three scrapes of each session, three query steps
+            scraped(prom, path)
+            # Replaced no sooner than a step after Prometheus has it: a query step sees it.
+            time.sleep(1.1)
         code_f, doc_f, _ = history(rtgate, [pushed])
         code_p, doc_p, err = history(rtgate, ["--prometheus", prom, "--match", 'job="rtgate"',
                                               "--since", "15m", "--step", "1s"])
@@ -374,6 +442,9 @@ def check_pushed_sessions(rtgate, sessions, work):
             fail(f"pushed sessions judge otherwise than their files: files {a[:4]}, "
                  f"Prometheus {b[:4]}")
         print(f"pushed and scraped: {len(picked)} sessions, exit {code_p} as the files' {code_f}")
+        check_gate(rtgate, pushed, os.path.join(pushed, os.path.basename(picked[6][0])),
+                   os.path.join(pushed, os.path.basename(picked[10][0])),
+                   ["--prometheus", prom, "--match", 'job="rtgate"', "--since", "15m", "--step", "1s"])
     finally:
         for p in procs:
             p.terminate()
@@ -415,7 +486,9 @@ def main():
                 fail(f"{what} differ between files and Prometheus{detail}" if detail else
                      f"{what} differ: files {x!r}, Prometheus {y!r}")
         check_verdict_series(rtgate, files, work, sessions)
-        check_gate(rtgate, files, sessions, url)
+        check_gate(rtgate, files, sessions[19][0], sessions[29][0],
+                   ["--prometheus", url, "--match", '{host="vm"}', "--since", "2d"])
+        check_bearer_proxy(rtgate, work, url)
         prom.terminate()
         prom.wait(timeout=30)
         prom = None
