@@ -1,7 +1,9 @@
 #include <nlohmann/json.hpp>
 
+#include "base/text/cpu_list.h"
 #include "base/text/utf8.h"
 #include "cli/commands.h"
+#include "cli/env_readiness.h"
 #include "framework/env/environment.h"
 #include "framework/rt/rt_checks.h"
 #include "results/json_stream.h"
@@ -30,16 +32,51 @@ nlohmann::ordered_json readiness_json(const rt::Readiness& r) {
 
 void add_env(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
-      "env", "RT readiness: kernel, preempt model, caps, throttling, cpu_dma_latency, isolation");
-  auto json = std::make_shared<bool>(false);
-  cmd->add_flag("--json", *json, "machine-readable output");
-  cmd->callback([json, &exit_code] {
+      "env", "is this machine ready for RT measurement: each item ok, warn or bad, with its fix");
+  struct Opts {
+    bool json = false, require_ready = false;
+    std::string cpus, root = "/";
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_flag("--json", o->json, "machine-readable output");
+  cmd->add_flag("--require-ready", o->require_ready,
+                "exit 4 when an item is bad (not ready for RT measurement)");
+  cmd->add_option("--cpus", o->cpus,
+                  "the CPUs the measurement will use (default: all online), as for run");
+  cmd->add_option("--root", o->root,
+                  "judge the /proc and /sys under this directory (a copy of another machine's)");
+  cmd->callback([o, &exit_code] {
+    const readiness::SysRoot root(o->root);
+    readiness::Context ctx{.root = root, .cpus = readiness::online_cpus(root)};
+    if (!o->cpus.empty()) {
+      const auto cpus = text::parse_cpu_list(o->cpus);
+      if (!cpus || cpus->empty()) {
+        print_error("--cpus '" + o->cpus + "' is not a CPU list (e.g. 1-3)");
+        exit_code = kExitUsage;
+        return;
+      }
+      ctx.cpus = *cpus;
+    }
+    const std::vector<readiness::Finding> findings = readiness::assess(ctx);
+    exit_code = o->require_ready && readiness::count(findings, readiness::Level::kBad) > 0
+                    ? kExitEnvironment
+                    : kExitOk;
+    if (o->root != "/") {  // another machine's files: only what they tell
+      if (o->json) {
+        std::printf("%s\n",
+                    json_stream::dump_valid({{"verdicts", findings_json(findings)}}, 2).c_str());
+      } else {
+        print_findings(findings);
+      }
+      return;
+    }
     RunReport probe;
     probe.environment = capture_environment();
     const rt::Readiness r = rt::check_readiness();
-    if (*json) {
+    if (o->json) {
       auto out = to_json(probe)["environment"];
       out["readiness"] = readiness_json(r);
+      out["verdicts"] = findings_json(findings);
       std::printf("%s\n", json_stream::dump_valid(out, 2).c_str());
       return;
     }
@@ -74,7 +111,7 @@ void add_env(CLI::App& app, int& exit_code) {
         (e.cpu_dma_latency_us < 0 ? std::string("unreadable")
                                   : std::to_string(e.cpu_dma_latency_us) + " us") +
             (r.cpu_dma_latency_writable ? " (rtgate holds it at 0 during runs)" : " (read-only)"));
-    exit_code = kExitOk;
+    print_findings(findings);
   });
 }
 
