@@ -1,10 +1,12 @@
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "base/text/cpu_list.h"
 #include "base/text/utf8.h"
 #include "cli/commands.h"
 #include "cli/env_readiness.h"
 #include "framework/env/environment.h"
+#include "framework/rt/debugfs_mount.h"
 #include "framework/rt/rt_checks.h"
 #include "results/json_stream.h"
 #include "results/result_json.h"
@@ -57,6 +59,10 @@ void add_env(CLI::App& app, int& exit_code) {
       }
       ctx.cpus = *cpus;
     }
+    // The scheduler's debug files (a dynamic kernel's preemption mode, the fair server), as a
+    // run reads them; unmounted again when mounted here.
+    std::optional<rt::DebugfsMount> debugfs;
+    if (o->root == "/") debugfs.emplace();
     const std::vector<readiness::Finding> findings = readiness::assess(ctx);
     exit_code = o->require_ready && readiness::count(findings, readiness::Level::kBad) > 0
                     ? kExitEnvironment

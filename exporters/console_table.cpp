@@ -4,6 +4,7 @@
 #include <cstdarg>
 
 #include "base/text/units.h"
+#include "base/text/utf8.h"
 #include "exporters/trace_console.h"
 
 namespace rtgate {
@@ -99,6 +100,17 @@ void render_suite(std::string& out, const SuiteResult& s) {
   out += render_trace(s);
 }
 
+// What was bad for RT measurement during the run, in one line (rtgate env says how to fix it).
+std::string readiness_footer(const Environment& e) {
+  std::string bad;
+  for (const ReadinessItem& r : e.readiness) {
+    if (r.level == "bad") bad += (bad.empty() ? "" : ", ") + text::for_terminal(r.item);
+  }
+  return bad.empty()
+             ? ""
+             : "not ready for RT measurement: " + bad + " (rtgate env says why and how to fix)\n";
+}
+
 }  // namespace
 
 std::string render_console(const RunReport& report) {
@@ -118,6 +130,7 @@ std::string render_console(const RunReport& report) {
              count(SuiteStatus::kError), count(SuiteStatus::kSkipped),
              inconclusive > 0 ? fmt(", %ld inconclusive", inconclusive).c_str() : "",
              report.complete ? "" : "  (INCOMPLETE: the run did not finish)");
+  out += readiness_footer(e);
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include "framework/env/environment.h"
 #include "framework/env/hygiene.h"
 #include "framework/measure/clock.h"
+#include "framework/readiness/readiness.h"
 #include "framework/rt/cfs_protection.h"
 #include "framework/rt/cpu_list.h"
 #include "framework/rt/debugfs_mount.h"
@@ -177,6 +178,7 @@ RunOutcome run_suites(const std::vector<SelectedSuite>& selection, const RunOpti
   out.report.complete = false;
   const rt::Readiness ready = rt::check_readiness();
   const std::vector<int> cpus = opt.cpus.empty() ? rt::allowed_cpus() : opt.cpus;
+  out.report.environment.readiness = readiness::record(readiness::SysRoot("/"), cpus);
   std::unique_ptr<rt::DmaLatencyHold> dma;
 
   for (const SelectedSuite& sel : selection) {

@@ -4,8 +4,18 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace rtgate {
+
+// One item of the machine's readiness for RT measurement, as `rtgate env` judged it when the run
+// started (framework/readiness/readiness.h).
+struct ReadinessItem {
+  std::string item;
+  std::string level;  // ok, warn, bad
+  std::string why, fix, evidence;
+  bool operator==(const ReadinessItem&) const = default;
+};
 
 struct Environment {
   std::string hostname;
@@ -35,6 +45,8 @@ struct Environment {
   std::string boot_id;
   std::int64_t pid = 0;
   std::map<std::string, std::string> extra;  // anything else worth keeping, free-form
+  // The readiness verdicts at the run's start, for its CPUs; empty in results before them.
+  std::vector<ReadinessItem> readiness;
 };
 
 }  // namespace rtgate

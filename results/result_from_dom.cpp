@@ -8,6 +8,22 @@
 namespace rtgate::json_dom {
 namespace {
 
+// Lenient, as the rest of the environment: an entry that is not an object of strings is left
+// out, and no more items are kept than any rtgate writes.
+std::vector<ReadinessItem> readiness_from(const object& env) {
+  constexpr std::size_t kMaxItems = 256;
+  std::vector<ReadinessItem> out;
+  each_entry(env, "readiness", [&](std::optional<object> o) {
+    if (!o || out.size() == kMaxItems) return;
+    out.push_back({.item = get_or<std::string>(*o, "item", ""),
+                   .level = get_or<std::string>(*o, "level", ""),
+                   .why = get_or<std::string>(*o, "why", ""),
+                   .fix = get_or<std::string>(*o, "fix", ""),
+                   .evidence = get_or<std::string>(*o, "evidence", "")});
+  });
+  return out;
+}
+
 Environment environment_from(std::optional<object> o) {
   Environment e;
   if (!o) return e;
@@ -40,6 +56,7 @@ Environment environment_from(std::optional<object> o) {
       e.extra[std::string(k)] = as<std::string>(v).value_or(dump(v));
     }
   }
+  e.readiness = readiness_from(j);
   return e;
 }
 

@@ -43,6 +43,16 @@ ojson environment_json(const Environment& e) {
   j["boot_id"] = e.boot_id;
   j["pid"] = e.pid;
   for (const auto& [k, v] : e.extra) j["extra"][k] = v;
+  if (!e.readiness.empty()) {
+    j["readiness"] = ojson::array();
+    for (const ReadinessItem& r : e.readiness) {
+      j["readiness"].push_back({{"item", r.item},
+                                {"level", r.level},
+                                {"why", r.why},
+                                {"fix", r.fix},
+                                {"evidence", r.evidence}});
+    }
+  }
   return j;
 }
 

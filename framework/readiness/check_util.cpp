@@ -53,6 +53,12 @@ std::vector<int> cpus_of_mask(const std::string& mask) {
 
 std::string list(const std::vector<int>& cpus) { return text::format_cpu_list(cpus); }
 
+std::string words(const std::vector<int>& cpus) {
+  std::string out;
+  for (const int c : cpus) out += (out.empty() ? "" : " ") + std::to_string(c);
+  return out;
+}
+
 std::string read_as_evidence(const SysRoot& root, const std::string& path) {
   if (!root.read(path)) return path + ": (absent)";
   const std::string v = root.trimmed(path);

@@ -24,6 +24,8 @@ std::vector<int> cpus_of_mask(const std::string& mask);
 
 // The measured CPUs as a list ("2-3").
 std::string list(const std::vector<int>& cpus);
+// As words for a shell loop ("2 3").
+std::string words(const std::vector<int>& cpus);
 
 // "path: value" for the evidence, the value "(absent)" when unreadable.
 std::string read_as_evidence(const SysRoot& root, const std::string& path);

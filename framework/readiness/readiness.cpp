@@ -60,4 +60,16 @@ std::string summary(const std::vector<Finding>& findings) {
   return "ready for RT measurement";
 }
 
+std::vector<ReadinessItem> record(const SysRoot& root, const std::vector<int>& cpus) {
+  std::vector<ReadinessItem> out;
+  for (const Finding& f : assess({.root = root, .cpus = cpus})) {
+    out.push_back({.item = f.item,
+                   .level = to_string(f.level),
+                   .why = f.why,
+                   .fix = f.fix,
+                   .evidence = f.evidence});
+  }
+  return out;
+}
+
 }  // namespace rtgate::readiness

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "framework/readiness/sys_root.h"
+#include "results/environment.h"
 
 namespace rtgate::readiness {
 
@@ -49,6 +50,9 @@ std::vector<int> online_cpus(const SysRoot& root);
 // warnings").
 std::string summary(const std::vector<Finding>& findings);
 int count(const std::vector<Finding>& findings, Level l);
+
+// The findings over `cpus` as a result records them (results/environment.h).
+std::vector<ReadinessItem> record(const SysRoot& root, const std::vector<int>& cpus);
 
 }  // namespace rtgate::readiness
 

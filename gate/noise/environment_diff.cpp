@@ -106,11 +106,25 @@ void cmdline(EnvironmentDiff& d, const Environment& base, const Environment& cur
 
 std::string yes_no(bool v) { return v ? "true" : "false"; }
 
+// The readiness items both sides judged whose levels differ: "readiness cpu isolation: ok ->
+// bad". Listed, not decisive: the facts that decide (isolated_cpus, preempt_model, ...) are
+// compared on their own.
+void readiness(EnvironmentDiff& d, const Environment& base, const Environment& cur) {
+  for (const ReadinessItem& b : base.readiness) {
+    for (const ReadinessItem& c : cur.readiness) {
+      if (b.item == c.item && b.level != c.level) {
+        d.differences.push_back("readiness " + b.item + ": " + b.level + " -> " + c.level);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 EnvironmentDiff diff_environments(const Environment& base, const Environment& cur) {
   EnvironmentDiff d;
   Differ f(d);
+  readiness(d, base, cur);
   f.text("cpu_model", base.cpu_model, cur.cpu_model, true);
   f.text("online_cpus", std::to_string(base.online_cpus), std::to_string(cur.online_cpus), true);
   f.text("preempt_model", base.preempt_model, cur.preempt_model, true);

@@ -9,7 +9,9 @@
 namespace rtgate::gate {
 
 struct EnvironmentDiff {
-  // "field: baseline -> current", in this fixed order. Decisive (a difference is a mismatch):
+  // "field: baseline -> current", in this fixed order. First, listed only, each readiness item
+  // whose level differs ("readiness cpu isolation: ok -> bad"). Decisive (a difference is a
+  // mismatch):
   //   cpu_model, online_cpus, preempt_model, cmdline, realtime, isolated_cpus, nohz_full, smt,
   //   clocksource, hypervisor, rt_runtime_us, mlockall, cpu_dma_latency_hold;
   // then listed only: kernel_release, kernel_version, governors, memory_total_kb.

@@ -167,3 +167,26 @@ TEST(GateEnvironmentDiff, DifferencesComeInTheDocumentedOrder) {
 
 }  // namespace
 }  // namespace rtgate::gate
+
+namespace rtgate::gate {
+namespace {
+
+// The two sides' readiness, before anything about the kernel: an item judged otherwise on each
+// side is said first, and alone does not stop the gate (its facts are compared on their own).
+TEST(GateEnvironmentDiff, ReadinessThatDiffersIsSaidFirst) {
+  Environment base = host(), cur = host();
+  base.readiness = {{.item = "cpu isolation", .level = "ok", .why = "", .fix = "", .evidence = ""},
+                    {.item = "smt", .level = "warn", .why = "", .fix = "", .evidence = ""}};
+  cur.readiness = base.readiness;
+  EXPECT_TRUE(diff_environments(base, cur).differences.empty());
+  cur.readiness[0].level = "bad";
+  cur.kernel_release = "6.1.0-rt2";
+  const EnvironmentDiff d = diff_environments(base, cur);
+  ASSERT_EQ(d.differences.size(), 2u);
+  EXPECT_EQ(d.differences[0], "readiness cpu isolation: ok -> bad");
+  EXPECT_EQ(d.differences[1].rfind("kernel_release", 0), 0u);
+  EXPECT_FALSE(d.mismatch);
+}
+
+}  // namespace
+}  // namespace rtgate::gate

@@ -187,7 +187,9 @@ TEST(ReportSeries, AGatesChangeAndItsIntervalAreSeries) {
       EXPECT_DOUBLE_EQ(got[key], v) << key;
       ++checked;
     }
-    if (m.metric == "ops") EXPECT_NEAR(m.effect, 0.5, 1e-9);
+    if (m.metric == "ops") {
+      EXPECT_NEAR(m.effect, 0.5, 1e-9);
+    }
   }
   EXPECT_GE(checked, 3);
   EXPECT_EQ(static_cast<int>(got.size()), checked);

@@ -268,3 +268,28 @@ TEST(ResultJson, ReadingGarbageIsAOneLineError) {
 
 }  // namespace
 }  // namespace rtgate
+
+namespace rtgate {
+namespace {
+
+// A result keeps the readiness verdicts of its run; an older result has none, and a malformed
+// entry is left out rather than refusing the result.
+TEST(ResultJson, ReadinessRoundTripsAndIsLenient) {
+  RunReport r = sample_report();
+  r.environment.readiness = {
+      {.item = "preempt model", .level = "ok", .why = "PREEMPT_RT", .fix = "", .evidence = "1"},
+      {.item = "smt", .level = "warn", .why = "a sibling", .fix = "nosmt", .evidence = "0-1"}};
+  const RunReport back = report_from_json(nlohmann::json::parse(to_json_text(r)));
+  EXPECT_EQ(back.environment.readiness, r.environment.readiness);
+  auto doc = nlohmann::json::parse(to_json_text(r));
+  doc["environment"]["readiness"].push_back(42);
+  doc["environment"]["readiness"][0]["level"] = 7;
+  const RunReport lenient = report_from_json(doc);
+  ASSERT_EQ(lenient.environment.readiness.size(), 2u);
+  EXPECT_EQ(lenient.environment.readiness[0].level, "");
+  doc["environment"].erase("readiness");
+  EXPECT_TRUE(report_from_json(doc).environment.readiness.empty());
+}
+
+}  // namespace
+}  // namespace rtgate

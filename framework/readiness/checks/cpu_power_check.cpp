@@ -25,9 +25,9 @@ void check_frequency(const Context& ctx, std::vector<Finding>& out) {
   } else if (!slow.empty()) {
     add(out, "cpufreq", Level::kWarn,
         "governor " + governors + ": the clock ramps up after idle, so a wakeup runs slower",
-        "for c in " + list(slow) +
+        "for c in " + words(slow) +
             "; do echo performance > /sys/devices/system/cpu/cpu$c/cpufreq/"
-            "scaling_governor; done  # CPUs as listed",
+            "scaling_governor; done",
         "scaling_governor " + governors + " on CPUs " + list(slow));
   } else {
     add(out, "cpufreq", Level::kOk, "governor performance on the measured CPUs", "",

@@ -41,7 +41,11 @@ void check_preempt(const Context& ctx, std::vector<Finding>& out) {
   } else if (version.find("PREEMPT_DYNAMIC") != std::string::npos) {
     const auto [mode, where] = boot_mode(r);
     current = mode.empty() ? "unknown" : mode;
-    evidence += "; " + (where.empty() ? "no debugfs, no preempt=, no config" : where);
+    const bool locked = r.exists("/sys/kernel/debug/sched/preempt");
+    evidence +=
+        "; " + (where.empty() ? std::string(locked ? "debugfs' preempt unreadable" : "no debugfs") +
+                                    ", no preempt=, no config"
+                              : where);
   }
   if (rt) {
     add(out, "preempt model", Level::kOk,
@@ -61,7 +65,7 @@ void check_preempt(const Context& ctx, std::vector<Finding>& out) {
   }
   if (current == "unknown") {
     add(out, "preempt model", Level::kBad,
-        "dynamic preemption in a mode nothing here shows (no debugfs, preempt= or config): "
+        "dynamic preemption in a mode nothing here shows (debugfs, preempt=, config): "
         "without preempt=full, a kernel path runs to its end before an RT thread may preempt it",
         "add preempt=full to the kernel command line (or mount -t debugfs none /sys/kernel/debug "
         "to see the mode)",

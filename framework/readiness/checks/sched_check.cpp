@@ -1,5 +1,7 @@
 // The scheduler's limits on RT threads: RT throttling, and from 6.12 the deadline fair server,
 // which each take CPU time from a FIFO thread that wants it all; and timer migration.
+#include <optional>
+
 #include "framework/readiness/check_util.h"
 
 namespace rtgate::readiness {
@@ -23,14 +25,25 @@ void check_fair_server(const Context& ctx, std::vector<Finding>& out) {
   const SysRoot& r = ctx.root;
   const std::string dir = "/sys/kernel/debug/sched/fair_server";
   if (!r.exists(dir)) return;  // before 6.12, or debugfs not mounted
-  std::vector<int> serving;
+  std::vector<int> serving, unreadable;
   std::int64_t runtime = 0;
   for (const int cpu : ctx.cpus) {
-    const std::int64_t ns = r.integer(dir + "/cpu" + std::to_string(cpu) + "/runtime").value_or(0);
-    if (ns > 0) {
+    const std::optional<std::int64_t> ns =
+        r.integer(dir + "/cpu" + std::to_string(cpu) + "/runtime");
+    if (!ns) unreadable.push_back(cpu);
+    if (ns.value_or(0) > 0) {
       serving.push_back(cpu);
-      runtime = ns;
+      runtime = *ns;
     }
+  }
+  if (serving.empty() && !unreadable.empty()) {
+    add(out, "fair server", Level::kWarn,
+        "the deadline fair server's runtime cannot be read here (kernel lockdown?); by default it "
+        "runs normal tasks for 50 ms a second ahead of FIFO threads",
+        "for c in " + words(unreadable) + "; do echo 0 > " + dir +
+            "/cpu$c/runtime; done",
+        dir + "/cpu" + std::to_string(unreadable.front()) + "/runtime: (unreadable)");
+    return;
   }
   if (serving.empty()) {
     add(out, "fair server", Level::kOk, "the deadline fair server is off on the measured CPUs", "",
@@ -40,8 +53,7 @@ void check_fair_server(const Context& ctx, std::vector<Finding>& out) {
   add(out, "fair server", Level::kWarn,
       "the deadline fair server runs normal tasks for " + std::to_string(runtime / 1000000) +
           " ms a second ahead of FIFO threads: a FIFO thread that shares its CPU stalls that long",
-      "for c in " + list(serving) + "; do echo 0 > " + dir +
-          "/cpu$c/runtime; done  # CPUs as listed",
+      "for c in " + words(serving) + "; do echo 0 > " + dir + "/cpu$c/runtime; done",
       dir + "/cpu" + std::to_string(serving.front()) + "/runtime: " + std::to_string(runtime));
 }
 
