@@ -1,6 +1,7 @@
 #include "cli/prometheus_history.h"
 
 #include "cli/run_common.h"
+#include "gate/history/prometheus_history.h"
 
 namespace rtgate::cli {
 

@@ -1,5 +1,5 @@
 // `--prometheus URL` and its companions, for the commands that read a board's history: the
-// options, and the history they name (gate/history/prometheus_source.h).
+// options, and the history they name (gate/prometheus/prometheus_source.h).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "gate/history/history_reader.h"
-#include "gate/history/prometheus_source.h"
+#include "gate/prometheus/prometheus_source.h"
 
 namespace rtgate::cli {
 

@@ -8,6 +8,7 @@
 #include "exporters/html/cause_section.h"
 #include "exporters/html/html_text.h"
 #include "exporters/html/page_shell.h"
+#include "exporters/html/readiness_section.h"
 #include "exporters/html/suite_section.h"
 #include "gate/model/format.h"
 
@@ -237,6 +238,7 @@ std::string toc(const RunReport& cur, const gate::GateVerdict* g, bool history) 
   }
   if (history) s += "<li><a href=\"#history\">History</a></li>";
   s += "<li><a href=\"#environment\">Environment</a></li>";
+  if (!cur.environment.readiness.empty()) s += "<li><a href=\"#readiness\">Readiness</a></li>";
   for (const SuiteResult& r : cur.suites) {
     const gate::SuiteVerdict* sv = suite_verdict(g, r.name);
     const std::string verdict = sv != nullptr ? " " + badge(gate::to_string(sv->verdict)) : "";
@@ -266,6 +268,7 @@ std::string render_report(const RunReport& cur, const RunReport* base, const gat
   if (g != nullptr) s += verdict_section(cur, *g) + cause_section(*g);
   s += trend_html;
   s += environment_section(cur, base, g);
+  s += readiness_section(cur, base);
   s += "<h2>Suites</h2>";
   std::size_t cases = 0;
   for (const SuiteResult& r : cur.suites) cases += r.cases.size();

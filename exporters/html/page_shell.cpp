@@ -27,8 +27,8 @@ tr.v-improved td{background:#e3f5e1}
 .banner.unchanged,.banner.improved,.banner.not_worse{background:#d4edda}
 .banner.inconclusive,.banner.missing,.banner.none,.banner.too_short{background:#fff3cd}
 .b{display:inline-block;padding:0 .45em;border-radius:3px;font-size:.8em;background:#e2e3e5}
-.b-regressed,.b-failed,.b-error,.b-worse{background:#f5c2c7}.b-unchanged,.b-not_worse,.b-passed{background:#d1e7dd}
-.b-improved,.b-better{background:#badbcc}.b-inconclusive,.b-missing,.b-skipped,.b-contaminated{background:#ffe69c}
+.b-regressed,.b-failed,.b-error,.b-worse,.b-bad{background:#f5c2c7}.b-unchanged,.b-not_worse,.b-passed,.b-ok{background:#d1e7dd}
+.b-improved,.b-better{background:#badbcc}.b-inconclusive,.b-missing,.b-skipped,.b-contaminated,.b-warn{background:#ffe69c}
 details{margin:.3em 0}summary{cursor:pointer}
 details.suite-d>summary{font-size:1.1em;padding:.3em 0;border-bottom:1px solid #ccc}
 details.case-d{margin-left:1em}.suite{font-weight:600}.case{font-weight:600}

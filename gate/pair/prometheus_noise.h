@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "gate/history/prometheus_source.h"
+#include "gate/prometheus/prometheus_source.h"
 #include "gate/noise/session_noise.h"
 
 namespace rtgate::gate {

@@ -20,9 +20,11 @@ FLOORS = {
 }
 # Rooms split into floors of their own. "." is the files directly in the room.
 INNER = {
-    "framework": {"measure": 0, "rt": 1, "env": 2, "trace": 3, "background_load": 4, ".": 5,
+    "framework": {"measure": 0, "rt": 1, "env": 2, "readiness": 2, "trace": 3,
+                  "background_load": 4, ".": 5,
                   "workload": 6},
-    "gate": {"model": 0, "noise": 1, "cause": 2, "pair": 3, "history": 3, "calibration": 3},
+    "gate": {"model": 0, "noise": 1, "cause": 2, "prometheus": 2, "pair": 3, "history": 3,
+             "calibration": 3},
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

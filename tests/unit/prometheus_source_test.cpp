@@ -1,7 +1,9 @@
 // What `history --prometheus` accepts before it asks anything, and how it says a server failed.
-#include "gate/history/prometheus_source.h"
+#include "gate/prometheus/prometheus_source.h"
 
 #include <gtest/gtest.h>
+
+#include "gate/history/prometheus_history.h"
 
 namespace rtgate::gate {
 namespace {

@@ -9,8 +9,8 @@
 // the rtgate_history_point* families at the first evaluation step where the session's timestamp
 // appears (its marker). The markers are found by query_range calls of at most kMaxSteps steps
 // each over the span asked for; the values by query_range calls over windows of close markers of
-// one kernel, filtered to the marker steps on the server. Every reply is bounded (--max-input). Two sessions
-// of one host closer than a step are one: the step must be shorter than the time between
+// one kernel, filtered to the marker steps on the server. Every reply is bounded (--max-input). Two
+// sessions of one host closer than a step are one: the step must be shorter than the time between
 // sessions (a run takes minutes).
 #pragma once
 
@@ -22,7 +22,8 @@
 #include <vector>
 
 #include "base/io/http_get.h"
-#include "gate/history/history.h"
+#include "gate/model/policy.h"
+#include "results/report.h"
 
 namespace rtgate::gate {
 
@@ -73,10 +74,6 @@ using PrometheusSessionSink =
 std::string read_prometheus_sessions(const PrometheusSource& src, const Policy& policy,
                                      bool for_gate, const PrometheusSessionSink& sink,
                                      int* sessions);
-
-// The same into a HistoryBuilder (b's policy is `policy`).
-std::string read_prometheus_history(const PrometheusSource& src, const Policy& policy,
-                                    HistoryBuilder& b, int* sessions);
 
 // The boot a session of `host` with rtgate_boot_key `key` is of, as PrometheusSession::boot
 // says it.

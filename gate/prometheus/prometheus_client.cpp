@@ -1,4 +1,4 @@
-#include "gate/history/prometheus_client.h"
+#include "gate/prometheus/prometheus_client.h"
 
 #include <nlohmann/json.hpp>
 
