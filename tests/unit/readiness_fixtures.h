@@ -95,7 +95,8 @@ inline Files rt_board() {
               "Max realtime priority     99     99\n"
               "Max locked memory         unlimited  unlimited  bytes\n"},
              {"/proc/self/status", "Name:\trtgate\nCapEff:\t000001ffffffffff\n"},
-             {"/dev/cpu_dma_latency", ""}}) {
+             {"/dev/cpu_dma_latency", ""},
+             {"/proc/2/status", "Name:\tkthreadd\nCpus_allowed_list:\t0-1\n"}}) {
     f[k] = v;
   }
   for (int c = 0; c < 4; ++c) {
@@ -135,6 +136,8 @@ inline Files desktop() {
            {"/proc/sys/kernel/numa_balancing", "1\n"},
            {"/sys/kernel/mm/transparent_hugepage/enabled", "[always] madvise never\n"},
            {"/sys/kernel/mm/ksm/run", "1\n"},
+           {"/sys/kernel/mm/transparent_hugepage/khugepaged/defrag", "1\n"},
+           {"/proc/2/status", "Name:\tkthreadd\nCpus_allowed_list:\t0-3\n"},
            {"/proc/swaps", "Filename Type Size Used Priority\n/dev/sda2 partition 1 0 -2\n"},
            {"/sys/devices/system/clocksource/clocksource0/current_clocksource", "hpet\n"},
            {"/sys/devices/system/clocksource/clocksource0/available_clocksource", "hpet acpi_pm\n"},

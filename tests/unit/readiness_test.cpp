@@ -41,9 +41,10 @@ TEST(Readiness, ATunedRtBoardIsReadyOnEveryItem) {
     EXPECT_EQ(f.level, Level::kOk) << f.item << ": " << f.why << " (" << f.evidence << ")";
     EXPECT_FALSE(f.why.empty()) << f.item;
   }
-  for (const char* item : {"preempt model", "cpu isolation", "irq affinity", "irqbalance",
-                           "workqueue cpumask", "writeback cpumask", "cpufreq", "idle states",
-                           "smt", "rt throttling", "clocksource", "hypervisor", "rt limits"}) {
+  for (const char* item :
+       {"preempt model", "cpu isolation", "irq affinity", "irqbalance", "workqueue cpumask",
+        "writeback cpumask", "kthreadd affinity", "cpufreq", "idle states", "smt", "rt throttling",
+        "clocksource", "hypervisor", "rt limits"}) {
     EXPECT_NE(find(fs, item), nullptr) << item;
   }
   EXPECT_EQ(summary(fs), "ready for RT measurement");
@@ -63,6 +64,8 @@ TEST(Readiness, ADesktopIsNotReadyAndEachItemSaysHowToFixIt) {
                                              {"rt throttling", Level::kWarn},
                                              {"timer migration", Level::kWarn},
                                              {"transparent hugepages", Level::kWarn},
+                                             {"khugepaged", Level::kWarn},
+                                             {"kthreadd affinity", Level::kWarn},
                                              {"swap", Level::kWarn},
                                              {"ksm", Level::kWarn},
                                              {"numa balancing", Level::kWarn},
@@ -85,7 +88,7 @@ TEST(Readiness, ADesktopIsNotReadyAndEachItemSaysHowToFixIt) {
             std::string::npos);
   // Housekeeping CPUs 0-1: the workqueue mask that keeps them there.
   EXPECT_EQ(find(fs, "workqueue cpumask")->fix, "echo 3 > /sys/devices/virtual/workqueue/cpumask");
-  EXPECT_EQ(summary(fs), "not ready: 3 bad, 16 warn");
+  EXPECT_EQ(summary(fs), "not ready: 3 bad, 18 warn");
 }
 
 TEST(Readiness, AVmSaysItIsOneAndWhetherItsStealIsVisible) {
@@ -111,7 +114,11 @@ TEST(Readiness, TheFairServerOf612StallsAFifoThreadAndIsTurnedOff) {
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->level, Level::kWarn);
   EXPECT_NE(f->why.find("50 ms a second"), std::string::npos) << f->why;
-  EXPECT_NE(f->fix.find("for c in 2 3; do echo 0 > /sys/kernel/debug/sched/fair_server/cpu$c/runtime; done"), std::string::npos) << f->fix;
+  EXPECT_NE(
+      f->fix.find(
+          "for c in 2 3; do echo 0 > /sys/kernel/debug/sched/fair_server/cpu$c/runtime; done"),
+      std::string::npos)
+      << f->fix;
   EXPECT_EQ(summary(fs), "ready for RT measurement, with 1 warning");
   fixture::Files off = fixture::rt_612_fair_server();
   for (int c = 0; c < 4; ++c)

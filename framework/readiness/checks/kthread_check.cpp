@@ -1,11 +1,32 @@
 // Unbound kernel work that may run on the measured CPUs: unbound workqueues and writeback, whose
-// cpumasks can keep them on housekeeping CPUs.
+// cpumasks can keep them on housekeeping CPUs, and the kernel threads kthreadd starts, which
+// inherit its affinity.
 #include <cstdio>
+#include <string>
 
+#include "base/text/strings.h"
 #include "framework/readiness/check_util.h"
 
 namespace rtgate::readiness {
 namespace {
+
+// kthreadd (pid 2) hands its CPUs to every kernel thread it creates from then on.
+void check_kthreadd(const Context& ctx, const std::string& keep, std::vector<Finding>& out) {
+  const std::string status = ctx.root.read("/proc/2/status").value_or("");
+  const auto at = status.find("Cpus_allowed_list:");
+  if (status.find("Name:\tkthreadd") == std::string::npos || at == std::string::npos) return;
+  const auto end = status.find('\n', at);
+  const std::string line = status.substr(at, end == std::string::npos ? end : end - at);
+  const std::string allowed(text::trim(line.substr(line.find(':') + 1)));
+  if (missing(ctx.cpus, cpus_of(allowed)).size() == ctx.cpus.size()) {
+    add(out, "kthreadd affinity", Level::kOk, "new kernel threads start off the measured CPUs", "",
+        "kthreadd Cpus_allowed_list: " + allowed);
+    return;
+  }
+  add(out, "kthreadd affinity", Level::kWarn,
+      "kernel threads created from now on may run on the measured CPUs",
+      "taskset -pc " + keep + " 2", "kthreadd Cpus_allowed_list: " + allowed);
+}
 
 void check_kthreads(const Context& ctx, std::vector<Finding>& out) {
   const SysRoot& r = ctx.root;
@@ -35,6 +56,7 @@ void check_kthreads(const Context& ctx, std::vector<Finding>& out) {
           "echo " + mask + " > " + path, std::string(path) + ": " + now);
     }
   }
+  check_kthreadd(ctx, list(housekeeping), out);
 }
 
 }  // namespace

@@ -17,6 +17,12 @@ void check_memory(const Context& ctx, std::vector<Finding>& out) {
         "echo never > " + thp + " (or transparent_hugepage=never on the kernel command line)",
         thp + ": " + r.trimmed(thp));
   }
+  const std::string khugepaged = "/sys/kernel/mm/transparent_hugepage/khugepaged/defrag";
+  if (r.chosen(thp) != "never" && r.trimmed(khugepaged) == "1") {
+    add(out, "khugepaged", Level::kWarn,
+        "khugepaged compacts memory to collapse pages into huge ones, in the background",
+        "echo 0 > " + khugepaged, khugepaged + ": 1");
+  }
   std::string swaps = r.read("/proc/swaps").value_or("");
   const auto lines = std::count(swaps.begin(), swaps.end(), '\n');
   if (lines > 1) {

@@ -40,8 +40,7 @@ void check_fair_server(const Context& ctx, std::vector<Finding>& out) {
     add(out, "fair server", Level::kWarn,
         "the deadline fair server's runtime cannot be read here (kernel lockdown?); by default it "
         "runs normal tasks for 50 ms a second ahead of FIFO threads",
-        "for c in " + words(unreadable) + "; do echo 0 > " + dir +
-            "/cpu$c/runtime; done",
+        "for c in " + words(unreadable) + "; do echo 0 > " + dir + "/cpu$c/runtime; done",
         dir + "/cpu" + std::to_string(unreadable.front()) + "/runtime: (unreadable)");
     return;
   }
