@@ -30,6 +30,40 @@ nlohmann::ordered_json readiness_json(const rt::Readiness& r) {
           {"cpu_dma_latency_writable", r.cpu_dma_latency_writable}};
 }
 
+// The machine's facts and this process's RT privileges, a row each.
+void print_machine(const Environment& e, const rt::Readiness& r) {
+  const auto row = [](const char* k, const std::string& v) {
+    std::printf("  %-20s %s\n", k, v.empty() ? "-" : text::for_terminal(v).c_str());
+  };
+  std::printf("machine\n");
+  row("hostname", e.hostname);
+  row("kernel", e.kernel_release + " " + e.kernel_version);
+  row("preempt model", e.preempt_model + (e.realtime ? " (PREEMPT_RT)" : ""));
+  row("cpu", e.cpu_model);
+  row("online cpus", std::to_string(e.online_cpus) + " (" + e.online_cpu_list + ")");
+  row("isolcpus", e.isolated_cpus);
+  row("nohz_full", e.nohz_full);
+  row("smt", e.smt);
+  row("governors", e.governors);
+  row("clocksource", e.clocksource);
+  row("hypervisor", e.hypervisor.empty() ? "none (bare metal)" : e.hypervisor);
+  row("cmdline", e.cmdline);
+  std::printf("rt readiness\n");
+  row("SCHED_FIFO", r.sched_fifo ? "yes" : "no: " + r.reason);
+  row("root", r.is_root ? "yes" : "no");
+  row("CAP_SYS_NICE", r.cap_sys_nice ? "yes" : "no");
+  row("CAP_IPC_LOCK", r.cap_ipc_lock ? "yes" : "no");
+  row("RLIMIT_RTPRIO", limit(r.rlimit_rtprio));
+  row("RLIMIT_MEMLOCK", limit(r.rlimit_memlock));
+  row("rt throttling", r.throttling ? std::to_string(r.rt_runtime_us) + " of " +
+                                          std::to_string(r.rt_period_us) + " us per period"
+                                    : "off");
+  row("cpu_dma_latency",
+      (e.cpu_dma_latency_us < 0 ? std::string("unreadable")
+                                : std::to_string(e.cpu_dma_latency_us) + " us") +
+          (r.cpu_dma_latency_writable ? " (rtgate holds it at 0 during runs)" : " (read-only)"));
+}
+
 }  // namespace
 
 void add_env(CLI::App& app, int& exit_code) {
@@ -86,37 +120,7 @@ void add_env(CLI::App& app, int& exit_code) {
       std::printf("%s\n", json_stream::dump_valid(out, 2).c_str());
       return;
     }
-    const Environment& e = probe.environment;
-    const auto row = [](const char* k, const std::string& v) {
-      std::printf("  %-20s %s\n", k, v.empty() ? "-" : text::for_terminal(v).c_str());
-    };
-    std::printf("machine\n");
-    row("hostname", e.hostname);
-    row("kernel", e.kernel_release + " " + e.kernel_version);
-    row("preempt model", e.preempt_model + (e.realtime ? " (PREEMPT_RT)" : ""));
-    row("cpu", e.cpu_model);
-    row("online cpus", std::to_string(e.online_cpus) + " (" + e.online_cpu_list + ")");
-    row("isolcpus", e.isolated_cpus);
-    row("nohz_full", e.nohz_full);
-    row("smt", e.smt);
-    row("governors", e.governors);
-    row("clocksource", e.clocksource);
-    row("hypervisor", e.hypervisor.empty() ? "none (bare metal)" : e.hypervisor);
-    row("cmdline", e.cmdline);
-    std::printf("rt readiness\n");
-    row("SCHED_FIFO", r.sched_fifo ? "yes" : "no: " + r.reason);
-    row("root", r.is_root ? "yes" : "no");
-    row("CAP_SYS_NICE", r.cap_sys_nice ? "yes" : "no");
-    row("CAP_IPC_LOCK", r.cap_ipc_lock ? "yes" : "no");
-    row("RLIMIT_RTPRIO", limit(r.rlimit_rtprio));
-    row("RLIMIT_MEMLOCK", limit(r.rlimit_memlock));
-    row("rt throttling", r.throttling ? std::to_string(r.rt_runtime_us) + " of " +
-                                            std::to_string(r.rt_period_us) + " us per period"
-                                      : "off");
-    row("cpu_dma_latency",
-        (e.cpu_dma_latency_us < 0 ? std::string("unreadable")
-                                  : std::to_string(e.cpu_dma_latency_us) + " us") +
-            (r.cpu_dma_latency_writable ? " (rtgate holds it at 0 during runs)" : " (read-only)"));
+    print_machine(probe.environment, r);
     print_findings(findings);
   });
 }

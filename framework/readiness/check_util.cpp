@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "base/text/cpu_list.h"
+#include "base/text/strings.h"
 
 namespace rtgate::readiness {
 
@@ -60,8 +61,9 @@ std::string words(const std::vector<int>& cpus) {
 }
 
 std::string read_as_evidence(const SysRoot& root, const std::string& path) {
-  if (!root.read(path)) return path + ": (absent)";
-  const std::string v = root.trimmed(path);
+  const std::optional<std::string> text = root.read(path);
+  if (!text) return path + ": (absent)";
+  const std::string v(text::trim(*text));
   return path + ": " + (v.empty() ? "(empty)" : v);
 }
 

@@ -28,11 +28,6 @@ std::string boot_as_prometheus(const RunReport& r) {
   return key ? prometheus_boot(r.environment.hostname, *key) : boot_of(r);
 }
 
-// The history's copy of a file's session: its host and finish time (to the millisecond).
-bool same_run(const RunReport& r, const std::string& host, double finished) {
-  return r.environment.hostname == host && std::abs(finished_of(r) - finished) < 0.0015;
-}
-
 }  // namespace
 
 void PrometheusNoise::expect(const Policy& policy, const RunReport& base) {
@@ -90,11 +85,15 @@ NoiseModel PrometheusNoise::model(const std::vector<const RunReport*>& baselines
       entries.push_back({finished_of(*r), boot_as_prometheus(*r), r, nullptr});
     }
   }
+  // The files' hosts and finish times, parsed once: each history session is matched to them.
+  std::vector<std::pair<std::string, double>> files;
+  for (const RunReport* r : baselines) files.emplace_back(r->environment.hostname, finished_of(*r));
+  files.emplace_back(cur.environment.hostname, finished_of(cur));
   for (const Session& s : sessions_) {
-    const bool a_file = std::any_of(baselines.begin(), baselines.end(), [&](const RunReport* r) {
-      return same_run(*r, s.host, s.finished);
+    const bool a_file = std::any_of(files.begin(), files.end(), [&](const auto& f) {
+      return f.first == s.host && std::abs(f.second - s.finished) < 0.0015;
     });
-    if (!a_file && !same_run(cur, s.host, s.finished)) {
+    if (!a_file) {
       entries.push_back({s.finished, s.boot, nullptr, &s});
     }
   }
