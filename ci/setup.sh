@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian package rtgate builds, tests or benchmarks with; `--binary`: only what the
-# rtgate binary needs to build. Idempotent: when all are present it only runs dpkg-query and exits.
+# rtgate binary needs to build. Idempotent: when all are present it only runs dpkg-query (and
+# finds the kernel documents of ci/kernel-docs.sh in their cache).
 set -euo pipefail
 
 # What the rtgate binary needs to build (ci/smoke.sh installs only these: `--binary`).
@@ -36,11 +37,16 @@ missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
-
-echo "ci/setup.sh: installing ${missing[*]}"
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "ci/setup.sh: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# The kernel's parameter and sysctl documents the readiness fixes are checked against (a test
+# skips without them; nothing is installed).
+if [ "${1:-}" != "--binary" ]; then
+  "$(dirname "$0")/kernel-docs.sh" || echo "ci/setup.sh: no kernel documents; their test skips"
+fi

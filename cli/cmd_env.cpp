@@ -8,6 +8,8 @@
 #include "framework/env/environment.h"
 #include "framework/rt/debugfs_mount.h"
 #include "framework/rt/rt_checks.h"
+#include "framework/signals.h"
+#include "framework/trace/hwlat_check.h"
 #include "results/json_stream.h"
 #include "results/result_json.h"
 
@@ -64,16 +66,92 @@ void print_machine(const Environment& e, const rt::Readiness& r) {
           (r.cpu_dma_latency_writable ? " (rtgate holds it at 0 during runs)" : " (read-only)"));
 }
 
+struct EnvOptions {
+  bool json = false, require_ready = false;
+  std::string cpus, root = "/";
+  double hwlat_seconds = 0;
+  std::int64_t hwlat_threshold_us = 0;
+};
+
+// The optional hwlat run, its item added to `findings`. The exit code it asks for: 4 when the
+// tracer cannot run here, 130 when a signal cut it short, else 0.
+int add_hwlat(const EnvOptions& o, const readiness::Context& ctx,
+              std::vector<readiness::Finding>& findings) {
+  const std::atomic<bool>& interrupt = install_interrupt_handler();
+  const trace::HwlatOptions h{
+      .seconds = o.hwlat_seconds,
+      .cpus = ctx.cpus,
+      .threshold_us = o.hwlat_threshold_us,
+      .hypervisor =
+          ctx.root.read("/proc/cpuinfo").value_or("").find(" hypervisor") != std::string::npos};
+  std::fprintf(stderr, "rtgate env: hwlat for %g s on CPUs %s (CPUs spin with interrupts off)\n",
+               h.seconds, text::format_cpu_list(h.cpus).c_str());
+  bool unavailable = false;
+  findings.push_back(trace::run_hwlat(
+      h, [&] { return interrupt.load(); }, &unavailable));
+  if (unavailable) return kExitEnvironment;
+  return interrupt.load() ? kExitInterrupted : kExitOk;
+}
+
+void print_env(const EnvOptions& o, const std::vector<readiness::Finding>& findings) {
+  if (o.root != "/") {  // another machine's files: only what they tell
+    if (o.json) {
+      std::printf("%s\n",
+                  json_stream::dump_valid({{"verdicts", findings_json(findings)}}, 2).c_str());
+    } else {
+      print_findings(findings);
+    }
+    return;
+  }
+  RunReport probe;
+  probe.environment = capture_environment();
+  const rt::Readiness r = rt::check_readiness();
+  if (o.json) {
+    auto out = to_json(probe)["environment"];
+    out["readiness"] = readiness_json(r);
+    out["verdicts"] = findings_json(findings);
+    std::printf("%s\n", json_stream::dump_valid(out, 2).c_str());
+    return;
+  }
+  print_machine(probe.environment, r);
+  print_findings(findings);
+}
+
+// The command's work; its exit code.
+int run_env(const EnvOptions& o) {
+  const readiness::SysRoot root(o.root);
+  readiness::Context ctx{.root = root, .cpus = readiness::online_cpus(root)};
+  if (!o.cpus.empty()) {
+    const auto cpus = text::parse_cpu_list(o.cpus);
+    if (!cpus || cpus->empty()) {
+      print_error("--cpus '" + o.cpus + "' is not a CPU list (e.g. 1-3)");
+      return kExitUsage;
+    }
+    ctx.cpus = *cpus;
+  }
+  if (o.hwlat_seconds > 0 && o.root != "/") {
+    print_error("--hwlat measures this machine: it cannot be used with --root");
+    return kExitUsage;
+  }
+  // The scheduler's debug files (a dynamic kernel's preemption mode, the fair server), as a
+  // run reads them; unmounted again when mounted here.
+  std::optional<rt::DebugfsMount> debugfs;
+  if (o.root == "/") debugfs.emplace();
+  std::vector<readiness::Finding> findings = readiness::assess(ctx);
+  const int hwlat_rc = o.hwlat_seconds > 0 ? add_hwlat(o, ctx, findings) : kExitOk;
+  print_env(o, findings);
+  if (hwlat_rc != kExitOk) return hwlat_rc;
+  return o.require_ready && readiness::count(findings, readiness::Level::kBad) > 0
+             ? kExitEnvironment
+             : kExitOk;
+}
+
 }  // namespace
 
 void add_env(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
       "env", "is this machine ready for RT measurement: each item ok, warn or bad, with its fix");
-  struct Opts {
-    bool json = false, require_ready = false;
-    std::string cpus, root = "/";
-  };
-  auto o = std::make_shared<Opts>();
+  auto o = std::make_shared<EnvOptions>();
   cmd->add_flag("--json", o->json, "machine-readable output");
   cmd->add_flag("--require-ready", o->require_ready,
                 "exit 4 when an item is bad (not ready for RT measurement)");
@@ -81,48 +159,14 @@ void add_env(CLI::App& app, int& exit_code) {
                   "the CPUs the measurement will use (default: all online), as for run");
   cmd->add_option("--root", o->root,
                   "judge the /proc and /sys under this directory (a copy of another machine's)");
-  cmd->callback([o, &exit_code] {
-    const readiness::SysRoot root(o->root);
-    readiness::Context ctx{.root = root, .cpus = readiness::online_cpus(root)};
-    if (!o->cpus.empty()) {
-      const auto cpus = text::parse_cpu_list(o->cpus);
-      if (!cpus || cpus->empty()) {
-        print_error("--cpus '" + o->cpus + "' is not a CPU list (e.g. 1-3)");
-        exit_code = kExitUsage;
-        return;
-      }
-      ctx.cpus = *cpus;
-    }
-    // The scheduler's debug files (a dynamic kernel's preemption mode, the fair server), as a
-    // run reads them; unmounted again when mounted here.
-    std::optional<rt::DebugfsMount> debugfs;
-    if (o->root == "/") debugfs.emplace();
-    const std::vector<readiness::Finding> findings = readiness::assess(ctx);
-    exit_code = o->require_ready && readiness::count(findings, readiness::Level::kBad) > 0
-                    ? kExitEnvironment
-                    : kExitOk;
-    if (o->root != "/") {  // another machine's files: only what they tell
-      if (o->json) {
-        std::printf("%s\n",
-                    json_stream::dump_valid({{"verdicts", findings_json(findings)}}, 2).c_str());
-      } else {
-        print_findings(findings);
-      }
-      return;
-    }
-    RunReport probe;
-    probe.environment = capture_environment();
-    const rt::Readiness r = rt::check_readiness();
-    if (o->json) {
-      auto out = to_json(probe)["environment"];
-      out["readiness"] = readiness_json(r);
-      out["verdicts"] = findings_json(findings);
-      std::printf("%s\n", json_stream::dump_valid(out, 2).c_str());
-      return;
-    }
-    print_machine(probe.environment, r);
-    print_findings(findings);
-  });
+  cmd->add_option("--hwlat", o->hwlat_seconds,
+                  "also run the kernel's hwlat tracer this long on those CPUs (SMIs, firmware and "
+                  "host stalls); exit 4 when it cannot run here")
+      ->check(CLI::Range(1.0, 3600.0));
+  cmd->add_option("--hwlat-threshold", o->hwlat_threshold_us,
+                  "the smallest gap hwlat records, in us (default: the kernel's, 10)")
+      ->check(CLI::Range(1, 1000000));
+  cmd->callback([o, &exit_code] { exit_code = run_env(*o); });
 }
 
 }  // namespace rtgate::cli

@@ -41,6 +41,14 @@ bool has_word(std::string_view list, std::string_view word) {
   return false;
 }
 
+// A knob that offers choices reads "none [round-robin] per-cpu": the one in brackets is its value.
+std::string current_choice(const std::string& text) {
+  const std::size_t open = text.find('[');
+  const std::size_t close = text.find(']', open);
+  if (open == std::string::npos || close == std::string::npos) return text;
+  return text.substr(open + 1, close - open - 1);
+}
+
 int collect_name(const char* name, void* out) {
   static_cast<std::vector<std::string>*>(out)->push_back(name);
   return 0;
@@ -105,36 +113,54 @@ std::unique_ptr<KernelTracer> KernelTracer::start(const KernelTracerConfig& conf
   t->scratch_.values.resize(t->fields_.size());
 
   std::vector<std::pair<std::string, std::string>> knobs = config.knobs;
-  if (!config.cpus.empty())
+  if (config.cpus_knob && !config.cpus.empty())
     knobs.insert(knobs.begin(), {"cpus", text::format_cpu_list(config.cpus)});
-  for (const auto& [knob, value] : knobs) {
-    const std::string file = "osnoise/" + knob;
-    const std::optional<std::string> old = read_top(file);
-    if (!old) return fail("the kernel has no " + file);
-    t->saved_.emplace_back(file, *old);
-    if (!write_top(file, value)) {
-      return fail("cannot write " + value + " to " + file + ": " + std::strerror(errno));
-    }
-    t->written_.emplace_back(file, value);
-  }
+  if (!t->write_knobs(knobs, config.knob_dir, t->saved_, why)) return nullptr;
   if (tracefs_instance_file_write(t->session_->instance(), "current_tracer",
                                   config.tracer.c_str()) < 0) {
     const int err = errno;
-    // The kernel runs timerlat and osnoise one at a time (in any number of instances).
-    const std::string other = config.tracer == "timerlat" ? "osnoise" : "timerlat";
+    // The kernel runs timerlat and osnoise one at a time (in any number of instances), and
+    // hwlat in one instance at a time.
+    const std::string other = config.tracer == "timerlat"  ? "osnoise"
+                              : config.tracer == "osnoise" ? "timerlat"
+                                                           : config.tracer;
     const std::vector<std::string> busy = instances_running({other}, t->session_->name());
     std::string list;
     for (const std::string& b : busy) list += (list.empty() ? "" : ", ") + b;
     if (!busy.empty()) {
       return fail("the " + config.tracer + " tracer cannot start while " + other +
-                  " runs (tracefs instance " + list +
-                  "; the kernel runs one of the two at a "
-                  "time)");
+                  " runs (tracefs instance " + list + "; the kernel runs " +
+                  (other == config.tracer ? "it in one instance" : "one of the two") +
+                  " at a time)");
     }
     return fail("cannot start the " + config.tracer + " tracer: " + std::strerror(err));
   }
   t->tracer_set_ = true;
+  if (!t->write_knobs(config.running_knobs, config.knob_dir, t->saved_running_, why)) {
+    return nullptr;
+  }
   return t;
+}
+
+bool KernelTracer::write_knobs(const std::vector<std::pair<std::string, std::string>>& knobs,
+                               const std::string& dir,
+                               std::vector<std::pair<std::string, std::string>>& saved,
+                               std::string* why) {
+  for (const auto& [knob, value] : knobs) {
+    const std::string file = dir.empty() ? knob : dir + "/" + knob;
+    const std::optional<std::string> old = read_top(file);
+    if (!old) {
+      *why = "the kernel has no " + file;
+      return false;
+    }
+    saved.emplace_back(file, current_choice(*old));
+    if (!write_top(file, value)) {
+      *why = "cannot write " + value + " to " + file + ": " + std::strerror(errno);
+      return false;
+    }
+    written_.emplace_back(file, value);
+  }
+  return true;
 }
 
 // As rtla ends its tracer: current_tracer=nop (which stops the kernel threads) with tracing still
@@ -142,6 +168,11 @@ std::unique_ptr<KernelTracer> KernelTracer::start(const KernelTracerConfig& conf
 // it again).
 void KernelTracer::stop_tracer() {
   if (!tracer_set_) return;
+  // The running knobs first: the tracer's reset keeps what they hold now.
+  for (auto it = saved_running_.rbegin(); it != saved_running_.rend(); ++it) {
+    write_top(it->first, it->second);
+  }
+  saved_running_.clear();
   tracefs_instance_file_write(session_->instance(), "current_tracer", "nop");
   tracer_set_ = false;
 }

@@ -39,15 +39,24 @@ struct tep_format_field;
 namespace rtgate::trace {
 
 struct KernelTracerConfig {
-  std::string tracer;  // "timerlat", "osnoise"
+  std::string tracer;  // "timerlat", "osnoise", "hwlat"
   std::vector<int> cpus;
-  // osnoise/<knob> = value, written in this order before the tracer starts (osnoise/cpus is
-  // written from `cpus`).
+  // <knob_dir>/<knob> = value, written in this order before the tracer starts (with cpus_knob,
+  // <knob_dir>/cpus is written first, from `cpus`).
   std::vector<std::pair<std::string, std::string>> knobs;
   // The event read back ("ftrace:<event>") and the fields delivered, in this order.
   std::string event;
   std::vector<std::string> fields;
   int buffer_kb = 4096;  // per CPU
+  // Where the knobs are, under tracefs ("" = its top: hwlat's knobs are hwlat_detector/* and
+  // the top-level tracing_thresh).
+  std::string knob_dir = "osnoise";
+  // Whether the tracer takes its CPUs from <knob_dir>/cpus (osnoise, timerlat) rather than only
+  // from the instance's cpumask (hwlat).
+  bool cpus_knob = true;
+  // Knobs written once the tracer runs, and put back before it stops: those its start and
+  // reset swap (hwlat's tracing_thresh, whose last running value it keeps for the next user).
+  std::vector<std::pair<std::string, std::string>> running_knobs;
 };
 
 // One event: its CPU, CLOCK_MONOTONIC time stamp and the configured fields' values.
@@ -92,13 +101,19 @@ class KernelTracer {
   static int on_event(tep_event* event, tep_record* record, int cpu, void* self);
   void stop_tracer();
   void check_disturbances();
+  // Writes each <dir>/knob, its old value saved into `saved` first; false and `why` at the first
+  // that fails.
+  bool write_knobs(const std::vector<std::pair<std::string, std::string>>& knobs,
+                   const std::string& dir, std::vector<std::pair<std::string, std::string>>& saved,
+                   std::string* why);
 
   std::unique_ptr<TraceSession> session_;
   tep_handle* tep_ = nullptr;
   int event_id_ = -1;
   std::vector<tep_format_field*> fields_;
-  std::vector<std::pair<std::string, std::string>> saved_;    // osnoise knob, old value
-  std::vector<std::pair<std::string, std::string>> written_;  // osnoise knob, rtgate's value
+  std::vector<std::pair<std::string, std::string>> saved_;          // knob, old value
+  std::vector<std::pair<std::string, std::string>> saved_running_;  // running knob, old value
+  std::vector<std::pair<std::string, std::string>> written_;        // knob, rtgate's value
   std::vector<std::string> disturbances_;
   bool tracer_set_ = false;
   const Sink* sink_ = nullptr;

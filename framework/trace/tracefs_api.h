@@ -24,6 +24,7 @@ int tracefs_instance_set_affinity(tracefs_instance* instance, const char* cpu_st
 int tracefs_event_enable(tracefs_instance* instance, const char* system, const char* event);
 int tracefs_instance_file_open(tracefs_instance* instance, const char* file, int mode);
 char* tracefs_instance_file_read(tracefs_instance* instance, const char* file, int* psize);
+bool tracefs_file_exists(tracefs_instance* instance, const char* name);
 int tracefs_instances_walk(int (*callback)(const char*, void*), void* context);
 char* tracefs_instance_get_dir(tracefs_instance* instance);
 int tracefs_instance_file_write(tracefs_instance* instance, const char* file, const char* str);

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "tests/integration/process.h"
@@ -88,6 +89,28 @@ TEST(Cli, EnvReportsThisMachine) {
   EXPECT_TRUE(doc["readiness"].contains("sched_fifo"));
   const auto text = run_rtgate({"env"});
   EXPECT_NE(text.out.find("SCHED_FIFO"), std::string::npos);
+}
+
+// --hwlat where the kernel has no hwlat tracer (this VM's): the verdicts still come, the item
+// says why it was not measured, and the exit code is 4. Where the kernel has it, the virtual
+// board's test (tests/lab/readiness_test.sh) runs it.
+TEST(Cli, EnvHwlatWithoutTheTracerSaysWhyAndExits4) {
+  const auto bad = run_rtgate({"env", "--hwlat", "2", "--root", "/tmp"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_TRUE(single_line(bad.err)) << bad.err;
+  if (geteuid() != 0) GTEST_SKIP() << "needs root (tracefs)";
+  std::ifstream tracers("/sys/kernel/tracing/available_tracers");
+  std::string available((std::istreambuf_iterator<char>(tracers)), {});
+  if (available.find("hwlat") != std::string::npos) GTEST_SKIP() << "this kernel has hwlat";
+  const auto r = run_rtgate({"env", "--json", "--hwlat", "1"});
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  const auto doc = nlohmann::json::parse(r.out);
+  const auto& items = doc["verdicts"]["items"];
+  ASSERT_FALSE(items.empty());
+  EXPECT_EQ(items.back()["item"], "hardware latency");
+  EXPECT_EQ(items.back()["level"], "warn");
+  EXPECT_EQ(items.back()["why"],
+            "not measured: the kernel has no hwlat tracer (CONFIG_HWLAT_TRACER)");
 }
 
 TEST(Cli, UnknownSuiteExits2AndSuggestsTheClosestName) {

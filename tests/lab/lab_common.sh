@@ -10,11 +10,13 @@ lab_prelude() {
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# lab_boot SRC KERNEL: one boot running $T/guest.sh in $T; skips (77) when the kernel package
-# cannot be fetched, fails on any other board error, and prints the board's own lines.
+# lab_boot SRC KERNEL [BOARD_OPTION...]: one boot running $T/guest.sh in $T; skips (77) when the
+# kernel package cannot be fetched, fails on any other board error, and prints the board's own
+# lines.
 lab_boot() {
-  local code=0
-  "$1/ci/lab/board.sh" --kernel "$2" --out "$T" --timeout 600 -- sh guest.sh \
+  local code=0 src=$1 kernel=$2
+  shift 2
+  "$src/ci/lab/board.sh" --kernel "$kernel" --out "$T" --timeout 600 "$@" -- sh guest.sh \
     > "$T/board.log" 2>&1 || code=$?
   if [ "$code" = 125 ] && grep -q "not in Debian's apt lists\|apt-get download .* failed" "$T/board.log"; then
     cat "$T/board.log"

@@ -9,6 +9,10 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include "framework/readiness/readiness.h"
 
 namespace rtgate::readiness::fixture {
 
@@ -190,6 +194,23 @@ inline Files rt_612_fair_server() {
     f["/sys/kernel/debug/sched/fair_server/cpu" + std::to_string(c) + "/runtime"] = "50000000\n";
   }
   return f;
+}
+
+// Every check over `files`, measuring `cpus`.
+inline std::vector<Finding> judge(const Files& files, std::vector<int> cpus) {
+  const Root root(files);
+  const SysRoot sys(root.dir());
+  return assess({.root = sys, .cpus = std::move(cpus)});
+}
+
+// The findings of the machines that need fixing (a desktop, a VM without steal, a 6.12 RT kernel
+// with the fair server), measuring CPUs 2-3: between them, every fix the checks write.
+inline std::vector<Finding> untuned_findings() {
+  std::vector<Finding> all;
+  for (const Files& files : {desktop(), vm(0), rt_612_fair_server()}) {
+    for (Finding& f : judge(files, {2, 3})) all.push_back(std::move(f));
+  }
+  return all;
 }
 
 }  // namespace rtgate::readiness::fixture

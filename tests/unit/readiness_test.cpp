@@ -15,11 +15,7 @@
 namespace rtgate::readiness {
 namespace {
 
-std::vector<Finding> judge(const fixture::Files& files, std::vector<int> cpus) {
-  const fixture::Root root(files);
-  const SysRoot sys(root.dir());
-  return assess({.root = sys, .cpus = std::move(cpus)});
-}
+using fixture::judge;
 
 const Finding* find(const std::vector<Finding>& fs, const std::string& item) {
   for (const Finding& f : fs) {
@@ -133,29 +129,15 @@ TEST(Readiness, MeasuringOutsideTheIsolatedCpusIsBad) {
   EXPECT_EQ(find(fs, "workqueue cpumask")->level, Level::kWarn);
 }
 
-// Each fix names what the kernel documents: a sysctl the check read under /proc/sys, a sysfs or
-// procfs file that exists on the machine judged, or a boot parameter of
-// Documentation/admin-guide/kernel-parameters.txt.
-TEST(Readiness, EveryFixNamesARealSysctlFileOrBootParameter) {
+// Each fix writes what the machine judged has: a sysctl the check read under /proc/sys, or a
+// sysfs or procfs file that exists there. (Boot parameters and sysctl names are checked against
+// the kernel's own documentation in readiness_docs_test.cpp.)
+TEST(Readiness, EveryFixWritesASysctlOrFileTheMachineHas) {
   const fixture::Files machine = fixture::merged(fixture::desktop(), fixture::rt_612_fair_server());
-  const std::set<std::string> boot_params = {"isolcpus",
-                                             "nohz_full",
-                                             "rcu_nocbs",
-                                             "preempt",
-                                             "nosmt",
-                                             "nowatchdog",
-                                             "nmi_watchdog",
-                                             "transparent_hugepage",
-                                             "intel_idle.max_cstate",
-                                             "processor.max_cstate"};
-  std::vector<Finding> all;
-  for (const auto& files : {fixture::desktop(), fixture::vm(0), fixture::rt_612_fair_server()}) {
-    for (const Finding& f : judge(files, {2, 3})) all.push_back(f);
-  }
   const std::regex sysctl(R"(sysctl -w ([a-z_.]+)=)");
   const std::regex write(R"(> (/(sys|proc)/[A-Za-z0-9_/$.\[\]*-]+))");
   int checked = 0;
-  for (const Finding& f : all) {
+  for (const Finding& f : fixture::untuned_findings()) {
     for (std::sregex_iterator m(f.fix.begin(), f.fix.end(), sysctl), end; m != end; ++m) {
       std::string path = "/proc/sys/" + (*m)[1].str();
       std::replace(path.begin(), path.end(), '.', '/');
@@ -170,19 +152,8 @@ TEST(Readiness, EveryFixNamesARealSysctlFileOrBootParameter) {
       EXPECT_TRUE(known || path == "/proc/irq/default_smp_affinity_list") << f.item << ": " << path;
       ++checked;
     }
-    if (f.fix.find("kernel command line") == std::string::npos) continue;
-    // Boot parameters: the name=value words that are not a sysctl's argument.
-    std::istringstream words(f.fix);
-    std::string previous;
-    for (std::string w; words >> w; previous = w) {
-      while (!w.empty() && (w.front() == '(')) w.erase(0, 1);
-      const auto eq = w.find('=');
-      if (eq == std::string::npos || previous == "-w" || !std::islower(w[0])) continue;
-      EXPECT_TRUE(boot_params.contains(w.substr(0, eq))) << f.item << ": " << w;
-      ++checked;
-    }
   }
-  EXPECT_GE(checked, 15);
+  EXPECT_GE(checked, 10);
 }
 
 }  // namespace
