@@ -3,7 +3,8 @@
 //   Contended/L/threads:N   N threads (1, 2, 4) hammering one lock around a tiny critical
 //                           section; items_per_second is the total acquisition rate
 //   ReadSide/L/threads:N    rw locks: lock_shared + unlock_shared
-// Run: build/bench_locks [--benchmark_filter=...]. Figures go in the closing notes, not tests.
+// Run: build/bench_locks [--benchmark_filter=...]. Figures go in the closing notes, not tests;
+// tests/bench/ratios.sh prints each lock's ratio to its pthread model.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
