@@ -15,7 +15,7 @@ TARGETS=("$@")
 ci/setup.sh
 DIR=${RTGATE_FUZZ_DIR:-build-fuzz}
 cmake -S . -B "$DIR" -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DRTGATE_FUZZ=ON -DRTGATE_BUILD_TESTS=OFF -DRTGATE_BUILD_BENCH=OFF >/dev/null
+  -DRTGATE_FUZZ=ON -DRTGATE_BUILD_TESTS=OFF -DRTGATE_BUILD_BENCH=OFF -DRTGATE_PCH=ON >/dev/null
 cmake --build "$DIR" --target rtgate_fuzz -j "$(nproc)" >/dev/null
 mkdir -p "$DIR/artifacts"
 export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1"

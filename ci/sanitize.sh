@@ -28,7 +28,8 @@ rm -rf "$ASAN_DIR"
 # time, and its warnings are a second compiler's opinion of the code.
 # Each CLI file on its own (RTGATE_UNITY_CLI=OFF): a missing include fails here.
 cmake -S . -B "$ASAN_DIR" -DCMAKE_CXX_COMPILER=clang++-14 -DRTGATE_ASAN=ON \
-  -DRTGATE_WERROR="${RTGATE_WERROR:-OFF}" -DRTGATE_BUILD_BENCH=OFF -DRTGATE_UNITY_CLI=OFF >/dev/null
+  -DRTGATE_WERROR="${RTGATE_WERROR:-OFF}" -DRTGATE_BUILD_BENCH=OFF -DRTGATE_UNITY_CLI=OFF \
+  -DRTGATE_PCH=ON >/dev/null
 cmake --build "$ASAN_DIR" --target rtgate rtgate_unit_tests rtgate_integration_tests -j "$(nproc)"
 echo "ci/sanitize.sh: ASan build done at $((SECONDS / 60)) min $((SECONDS % 60)) s"
 (cd "$ASAN_DIR" &&

@@ -43,7 +43,8 @@ trap 'kill "$CALIBRATION_PID" 2>/dev/null || true' EXIT
 # data races, and TSAN's slowdown would only blur them).
 TSAN_DIR="$RTGATE_BUILD_DIR-tsan"
 rm -rf "$TSAN_DIR"
-cmake -S . -B "$TSAN_DIR" -DRTGATE_TSAN=ON -DRTGATE_WERROR=ON -DRTGATE_BUILD_BENCH=OFF >/dev/null
+cmake -S . -B "$TSAN_DIR" -DRTGATE_TSAN=ON -DRTGATE_WERROR=ON -DRTGATE_BUILD_BENCH=OFF \
+  -DRTGATE_PCH=ON >/dev/null
 cmake --build "$TSAN_DIR" --target rtgate_lock_tests -j "$(nproc)"
 cd "$TSAN_DIR"
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \

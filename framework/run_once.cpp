@@ -153,12 +153,14 @@ class OneRun {
                                   static_cast<std::int64_t>(opt.duration_s * 0.5e9);
     std::int64_t stop_seen_at = 0;
     Housekeeper housekeeper;
-    // (kPoll, or the throttle watch's sampling interval when that is shorter.)
-    std::chrono::nanoseconds wait = kPoll;
-    if (throttle_.active())
-      wait = std::min(wait, std::chrono::nanoseconds(throttle_.interval_ns()));
+    // kPoll, or until the throttle watch's next sample when that is sooner.
+    const auto wait = [&] {
+      if (!throttle_.active()) return std::chrono::nanoseconds(kPoll);
+      const std::int64_t due = std::max<std::int64_t>(throttle_.next_poll_ns() - monotonic_ns(), 0);
+      return std::min(std::chrono::nanoseconds(kPoll), std::chrono::nanoseconds(due));
+    };
     throttle_.poll();
-    while (done.wait_for(wait) != std::future_status::ready) {
+    while (done.wait_for(wait()) != std::future_status::ready) {
       throttle_.poll();
       const std::int64_t now = monotonic_ns();
       housekeeper.poll(state_->ctx, &notes_.housekeeping);

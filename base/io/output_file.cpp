@@ -14,7 +14,7 @@
 namespace rtgate {
 namespace {
 
-std::string quoted(const std::string& path) { return "'" + path + "'"; }
+std::string in_quotes(const std::string& path) { return "'" + path + "'"; }
 
 OutputTarget invalid(std::string why) {
   return {.kind = OutputTarget::Kind::kInvalid, .path = "", .fd = -1, .error = std::move(why)};
@@ -47,11 +47,12 @@ OutputTarget resolve_missing(const std::string& path) {
     if (lstat(p.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return file(p);
     char buf[4096];
     const ssize_t n = readlink(p.c_str(), buf, sizeof buf - 1);
-    if (n < 0) return invalid("cannot read the symlink " + quoted(p) + ": " + std::strerror(errno));
+    if (n < 0)
+      return invalid("cannot read the symlink " + in_quotes(p) + ": " + std::strerror(errno));
     const std::string target(buf, static_cast<std::size_t>(n));
     p = target.front() == '/' ? target : dir_of(p) + target;
   }
-  return invalid(quoted(path) + ": too many levels of symbolic links");
+  return invalid(in_quotes(path) + ": too many levels of symbolic links");
 }
 
 // Opens a device or FIFO for writing (no O_TRUNC: neither has anything to truncate). A FIFO
@@ -77,10 +78,10 @@ std::string write_elsewhere(const std::string& shown, const std::string& node,
                             std::span<const std::string_view> pieces) {
   std::string other;
   if (const int e = write_new_file_beside(node, /*hidden=*/false, 0644, pieces, &other); e != 0) {
-    return "cannot write " + quoted(shown) +
+    return "cannot write " + in_quotes(shown) +
            " (no reader) nor a file beside it: " + std::strerror(e);
   }
-  return quoted(shown) + " is a FIFO that nobody read for 2 s: written to " + quoted(other) +
+  return in_quotes(shown) + " is a FIFO that nobody read for 2 s: written to " + in_quotes(other) +
          " instead";
 }
 
@@ -91,18 +92,18 @@ OutputTarget resolve_output(const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) {
     if (errno == ENOENT) return resolve_missing(path);
-    return invalid("cannot write " + quoted(path) + ": " + std::strerror(errno));
+    return invalid("cannot write " + in_quotes(path) + ": " + std::strerror(errno));
   }
-  if (S_ISDIR(st.st_mode)) return invalid(quoted(path) + " is a directory");
+  if (S_ISDIR(st.st_mode)) return invalid(in_quotes(path) + " is a directory");
   // Whatever the node, written through fd 1 when it is stdout's: a second open of a redirected
   // stdout's file would overwrite what was printed, a rename would detach it.
   if (same_node(st, STDOUT_FILENO)) return stream(path, STDOUT_FILENO);
   if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return stream(path, -1);
-  if (S_ISBLK(st.st_mode)) return invalid(quoted(path) + " is a block device, not a file");
-  if (!S_ISREG(st.st_mode)) return invalid(quoted(path) + " is a socket, not a file");
+  if (S_ISBLK(st.st_mode)) return invalid(in_quotes(path) + " is a block device, not a file");
+  if (!S_ISREG(st.st_mode)) return invalid(in_quotes(path) + " is a socket, not a file");
   char* real = realpath(path.c_str(), nullptr);
   if (real == nullptr)
-    return invalid("cannot resolve " + quoted(path) + ": " + std::strerror(errno));
+    return invalid("cannot resolve " + in_quotes(path) + ": " + std::strerror(errno));
   std::string resolved = real;
   std::free(real);
   return file(resolved);
@@ -133,14 +134,14 @@ std::string write_output(const std::string& path, std::span<const std::string_vi
     // What stdio holds for fd 1 goes first, so the two never interleave mid-line.
     std::fflush(stdout);
     const int e = write_pieces(t.fd, pieces);
-    return e == 0 ? "" : "cannot write " + quoted(path) + ": " + std::strerror(e);
+    return e == 0 ? "" : "cannot write " + in_quotes(path) + ": " + std::strerror(e);
   }
   const int fd = open_stream(t.path);
   if (fd < 0 && errno == ENXIO) return write_elsewhere(path, t.path, pieces);
-  if (fd < 0) return "cannot write " + quoted(path) + ": " + std::strerror(errno);
+  if (fd < 0) return "cannot write " + in_quotes(path) + ": " + std::strerror(errno);
   int e = write_pieces(fd, pieces);
   if (::close(fd) != 0 && e == 0) e = errno;
-  return e == 0 ? "" : "cannot write " + quoted(path) + ": " + std::strerror(e);
+  return e == 0 ? "" : "cannot write " + in_quotes(path) + ": " + std::strerror(e);
 }
 
 std::string check_output(const std::string& path) {
@@ -154,7 +155,7 @@ std::string check_output(const std::string& path) {
       break;
   }
   if (t.fd >= 0 || access(t.path.c_str(), W_OK) == 0) return "";
-  return "cannot write " + quoted(path) + ": " + std::strerror(errno);
+  return "cannot write " + in_quotes(path) + ": " + std::strerror(errno);
 }
 
 }  // namespace rtgate

@@ -19,6 +19,8 @@ constexpr const char* kProcFile = "/proc/sched_debug";
 constexpr std::int64_t kBackoff = 100;
 // Episodes are inferred between samples at most this many intervals apart.
 constexpr std::int64_t kMaxInferenceGap = 4;
+// The longest wait while every watched rt_rq is far from its budget.
+constexpr std::int64_t kMaxQuietNs = 1'000'000'000;
 
 bool to_double(std::string_view s, double* out) {
   const std::string copy(text::trim(s));  // strtod: std::from_chars for double is not in g++ 12's
@@ -83,6 +85,8 @@ std::vector<RtRqState> parse_rt_rqs(std::string_view text) {
     } else if (key == ".rt_runtime") {
       cur.rt_runtime_ms = v;
       has_runtime = true;
+    } else if (key == ".rt_nr_running") {
+      cur.nr_running = static_cast<int>(v);
     }
   }
   flush();
@@ -101,7 +105,9 @@ RtThrottleWatch::RtThrottleWatch(std::vector<int> cpus, std::string debug_file)
   if (file_.empty()) {
     file_ = access(kDebugfsFile, R_OK) == 0 ? kDebugfsFile : kProcFile;
   }
+  const std::int64_t t0 = monotonic_ns();
   const auto text = proc::read_file(file_);
+  const std::int64_t t1 = monotonic_ns();
   if (!text || parse_rt_rqs(*text).empty()) {
     source_ = "unavailable: no readable rt_rq state (debugfs not mounted at /sys/kernel/debug?)";
     return;
@@ -113,7 +119,9 @@ RtThrottleWatch::RtThrottleWatch(std::vector<int> cpus, std::string debug_file)
   base_interval_ns_ = std::clamp<std::int64_t>(window_ns / 2, 5'000'000, 20'000'000);
   interval_ns_ = base_interval_ns_;
   source_ = std::string(file_ == kProcFile ? "/proc/sched_debug" : "sched/debug") +
-            ", sampled every " + std::to_string(base_interval_ns_ / 1'000'000) + " ms";
+            ", sampled every " + std::to_string(base_interval_ns_ / 1'000'000) +
+            " ms near the budget (up to 1 s far from it)";
+  take(*text, t0, t1);  // the first sample: the file lists every task, so it is read once here
 }
 
 void RtThrottleWatch::poll() {
@@ -121,16 +129,33 @@ void RtThrottleWatch::poll() {
   const std::int64_t t0 = monotonic_ns();
   if (t0 < next_poll_ns_) return;
   const auto text = proc::read_file(file_);
-  const std::int64_t t1 = monotonic_ns();
-  if (!text) return;
-  observe(*text, t1);
-  interval_ns_ = std::max(base_interval_ns_, (t1 - t0) * kBackoff);
+  if (text) take(*text, t0, monotonic_ns());
+}
+
+void RtThrottleWatch::take(std::string_view text, std::int64_t t0, std::int64_t t1) {
+  observe(text, t1);
+  // RT time grows at most as fast as the wall clock, so no rt_rq can reach its budget before
+  // its headroom has passed: until then (less two intervals, for the sample's own lateness)
+  // there is nothing to see. A cyclic load far below the budget is then sampled about once a
+  // second, not fifty times.
+  const auto quiet_ns = static_cast<std::int64_t>(headroom_ms_ * 1e6) - 2 * base_interval_ns_;
+  interval_ns_ =
+      std::max({base_interval_ns_, (t1 - t0) * kBackoff, std::min(quiet_ns, kMaxQuietNs)});
   next_poll_ns_ = t1 + interval_ns_;
 }
 
 void RtThrottleWatch::observe(std::string_view text, std::int64_t now_ns) {
+  headroom_ms_ = 0;
+  bool first = true;
   for (const RtRqState& s : parse_rt_rqs(text)) {
     if (!cpus_.empty() && std::find(cpus_.begin(), cpus_.end(), s.cpu) == cpus_.end()) continue;
+    if (s.rt_runtime_ms > 0 || s.throttled) {  // a group without RT budget runs no RT task
+      // A runnable task's time since the last tick or switch is not in the figure yet.
+      const bool exact = s.nr_running == 0;
+      const double headroom = s.throttled || !exact ? 0 : s.rt_runtime_ms - s.rt_time_ms;
+      headroom_ms_ = first ? headroom : std::min(headroom_ms_, headroom);
+      first = false;
+    }
     Last& last = last_[std::to_string(s.cpu) + s.group];
     const bool now = s.throttled || (s.rt_runtime_ms > 0 && s.rt_time_ms >= s.rt_runtime_ms);
     bool episode = now && !(last.seen && last.throttled);

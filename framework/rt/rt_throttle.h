@@ -17,7 +17,12 @@
 //     on a shared housekeeping CPU) the bound says nothing, and the throttled state itself is
 //     what it sees, since the sampler runs exactly while the RT tasks are throttled.
 // The polling thread is SCHED_OTHER on housekeeping CPUs (the runner's); the watch backs off so
-// that reading the file never takes more than 1% of that thread's time.
+// that reading the file never takes more than 1% of that thread's time, and while every watched
+// rt_rq is far from its budget (RT time grows no faster than the wall clock) it waits until it
+// could be near, up to a second: the file lists every task, and reading it 50 times a second was
+// most of a cyclic run's own CPU time beyond cyclictest's. Only when no RT task is runnable on
+// them: a running task's time is added at the next tick or switch (up to a second later on a
+// nohz_full CPU), so while one runs the figure may lag and the watch samples at its base rate.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +40,7 @@ struct RtRqState {
   bool throttled = false;
   double rt_time_ms = 0;
   double rt_runtime_ms = 0;
+  int nr_running = -1;  // RT tasks runnable at the sample; -1 when the file does not say
 };
 
 // Parses every rt_rq section of the scheduler's debug file text; sections that lack the fields
@@ -51,8 +57,10 @@ class RtThrottleWatch {
   bool active() const { return active_; }
   // True when the kernel does not throttle RT tasks at all (sched_rt_runtime_us = -1).
   bool disabled() const { return disabled_; }
-  // How long the caller may wait between polls.
+  // How long the caller may wait between polls, and when the next poll is due
+  // (CLOCK_MONOTONIC; 0 before the first).
   std::int64_t interval_ns() const { return interval_ns_; }
+  std::int64_t next_poll_ns() const { return next_poll_ns_; }
   // Samples the file when the interval has passed since the last sample (cheap otherwise).
   void poll();
   // Feeds one sample (for tests): the file's text, read at `now_ns`.
@@ -67,6 +75,9 @@ class RtThrottleWatch {
   std::string describe() const;
 
  private:
+  // Observes a sample read between t0 and t1 and plans the next one.
+  void take(std::string_view text, std::int64_t t0, std::int64_t t1);
+
   struct Last {
     bool seen = false;
     bool throttled = false;
@@ -81,6 +92,7 @@ class RtThrottleWatch {
   std::int64_t interval_ns_ = 50'000'000;
   std::int64_t base_interval_ns_ = 20'000'000;
   std::int64_t next_poll_ns_ = 0;
+  double headroom_ms_ = 0;            // the least budget left on a watched rt_rq at the last sample
   std::map<std::string, Last> last_;  // by "cpu/group"
   std::map<int, std::int64_t> events_;
 };

@@ -17,7 +17,7 @@ std::string number(double v) {
   return std::string(buf, r.ptr);
 }
 
-std::string quoted(const std::string& s) { return "'" + s + "'"; }
+std::string in_quotes(const std::string& s) { return "'" + s + "'"; }
 
 // A recorded --load by its structure (results/load_spec.h): its canonical text, or the text as
 // it stands when it does not parse (another tool's, or damaged), compared as it is.
@@ -32,7 +32,7 @@ std::string shown(const ParamValue& v) {
     std::string operator()(std::int64_t x) const { return std::to_string(x); }
     std::string operator()(double x) const { return number(x); }
     std::string operator()(bool x) const { return x ? "true" : "false"; }
-    std::string operator()(const std::string& x) const { return quoted(x); }
+    std::string operator()(const std::string& x) const { return in_quotes(x); }
   };
   return std::visit(Show{}, v);
 }
@@ -61,7 +61,7 @@ std::string change(const std::string& what, const std::string& b, const std::str
 std::string major_of(const std::string& version) { return version.substr(0, version.find('.')); }
 
 std::string or_empty(const std::string& s, const char* empty) {
-  return s.empty() ? empty : quoted(s);
+  return s.empty() ? empty : in_quotes(s);
 }
 
 void option_differences(const RunOptionsRecord& b, const RunOptionsRecord& c,
@@ -87,7 +87,7 @@ std::vector<std::string> load_specs(const SuiteResult& s) {
 std::string joined(const std::vector<std::string>& specs) {
   if (specs.empty()) return "(none)";
   std::string out;
-  for (const std::string& s : specs) out += (out.empty() ? "" : ", ") + quoted(s);
+  for (const std::string& s : specs) out += (out.empty() ? "" : ", ") + in_quotes(s);
   return out;
 }
 
@@ -105,7 +105,7 @@ std::vector<std::string> suite_source_differences(const SuiteResult& base, const
   const auto [b, b_shown] = source_of(base);
   const auto [c, c_shown] = source_of(cur);
   if (b == c) return {};
-  return {change("measured by", quoted(b_shown), quoted(c_shown))};
+  return {change("measured by", in_quotes(b_shown), in_quotes(c_shown))};
 }
 
 std::vector<std::string> suite_param_differences(const SuiteResult& base, const SuiteResult& cur) {
@@ -127,14 +127,14 @@ std::vector<std::string> suite_param_differences(const SuiteResult& base, const 
 RunOptionsDiff run_option_differences(const RunReport& base, const RunReport& cur) {
   RunOptionsDiff d;
   if (base.schema != cur.schema) {
-    d.differences.push_back(change("schema", quoted(base.schema), quoted(cur.schema)));
+    d.differences.push_back(change("schema", in_quotes(base.schema), in_quotes(cur.schema)));
   }
   const std::string bm = major_of(base.tool_version), cm = major_of(cur.tool_version);
   if (bm.empty() || cm.empty()) {
     d.unknown = d.unknown || bm != cm;
   } else if (bm != cm) {
     d.differences.push_back(
-        change("rtgate major version", quoted(base.tool_version), quoted(cur.tool_version)));
+        change("rtgate major version", in_quotes(base.tool_version), in_quotes(cur.tool_version)));
   }
   if (base.options.recorded && cur.options.recorded) {
     option_differences(base.options, cur.options, d.differences);

@@ -3,16 +3,20 @@
 #include "framework/rt/rt_throttle.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstdio>
+#include <fstream>
 #include <string>
 
 namespace rtgate::rt {
 namespace {
 
 // The layout of sched/debug (kernel 6.18, abridged): each CPU's cfs_rq, rt_rq and dl_rq sections.
-std::string debug_text(bool throttled0, double rt_time0, double rt_time1 = 0) {
-  auto rt_rq = [](int cpu, bool throttled, double rt_time) {
-    return "rt_rq[" + std::to_string(cpu) + "]:/\n  .rt_nr_running                 : 1\n" +
+std::string debug_text(bool throttled0, double rt_time0, double rt_time1 = 0, int running = 1) {
+  auto rt_rq = [running](int cpu, bool throttled, double rt_time) {
+    return "rt_rq[" + std::to_string(cpu) +
+           "]:/\n  .rt_nr_running                 : " + std::to_string(running) + "\n" +
            "  .rt_throttled                  : " + (throttled ? "1" : "0") + "\n" +
            "  .rt_time                       : " + std::to_string(rt_time) + "\n" +
            "  .rt_runtime                    : 950.000000\n\n";
@@ -36,6 +40,12 @@ TEST(RtThrottle, ParsesEveryRtRqAndOnlyItsFields) {
   EXPECT_EQ(rqs[1].cpu, 1);
   EXPECT_FALSE(rqs[1].throttled) << "the cfs_rq's .throttled is not the rt_rq's";
   EXPECT_DOUBLE_EQ(rqs[1].rt_time_ms, 12.25);
+  EXPECT_EQ(rqs[1].nr_running, 1);
+  EXPECT_EQ(parse_rt_rqs("rt_rq[0]:/\n  .rt_throttled : 0\n  .rt_time : 1\n  .rt_runtime : 950\n")
+                .at(0)
+                .nr_running,
+            -1)
+      << "a kernel that does not say";
 }
 
 TEST(RtThrottle, MalformedTextYieldsNoStateRatherThanGarbage) {
@@ -95,6 +105,33 @@ TEST_F(RtThrottleObserve, AModerateRtLoadIsNotThrottling) {
   }
   EXPECT_EQ(w_.events(), 0);
   EXPECT_EQ(w_.describe(), "");
+}
+
+// Far from the budget, with no RT task runnable, the watch waits until the budget could be near
+// (up to a second); near it, throttled, or with a task whose time may lag, at its base interval
+// (20 ms for the default 950 of 1000 ms). RT time cannot grow faster than the clock.
+TEST(RtThrottle, TheWatchSamplesOftenOnlyNearTheBudget) {
+  char path[] = "/tmp/rtgate-sched-debug.XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  const auto interval_after = [&](const std::string& text) {
+    std::ofstream(path) << text;
+    RtThrottleWatch w({0, 1}, path);
+    EXPECT_TRUE(w.active());
+    w.poll();
+    return w.interval_ns();
+  };
+  // The base interval follows this machine's sched_rt_runtime_us (20 ms at the default).
+  const std::int64_t base = interval_after(debug_text(true, 950.5, 20));  // throttled now
+  EXPECT_GE(base, 5 * kMs);
+  EXPECT_LE(base, 20 * kMs);
+  EXPECT_EQ(interval_after(debug_text(false, 100, 20, 0)), 850 * kMs - 2 * base);
+  EXPECT_EQ(interval_after(debug_text(false, 20, 750, 0)), 200 * kMs - 2 * base) << "200 ms left";
+  EXPECT_EQ(interval_after(debug_text(false, 945, 20, 0)), base) << "5 ms of headroom";
+  EXPECT_EQ(interval_after(debug_text(false, 100, 20, 1)), base)
+      << "an RT task runnable: its time since the last tick is not in the figure";
+  std::remove(path);
 }
 
 TEST(RtThrottle, OnlyTheWatchedCpusCount) {
