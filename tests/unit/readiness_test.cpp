@@ -126,7 +126,20 @@ TEST(Readiness, MeasuringOutsideTheIsolatedCpusIsBad) {
   const std::vector<Finding> fs = judge(fixture::rt_board(), {0, 1});
   EXPECT_EQ(find(fs, "cpu isolation")->level, Level::kBad);
   EXPECT_EQ(find(fs, "irq affinity")->level, Level::kWarn);
+  EXPECT_NE(find(fs, "irq affinity")->fix.find("do echo 2-3 > $i/smp_affinity_list"),
+            std::string::npos)
+      << find(fs, "irq affinity")->fix;
   EXPECT_EQ(find(fs, "workqueue cpumask")->level, Level::kWarn);
+}
+
+// Measuring every CPU leaves none for interrupts: the fix keeps the first for them and says to
+// measure the rest (moving them onto the measured CPUs themselves would change nothing).
+TEST(Readiness, InterruptsOfAMachineMeasuredWhollyGoToItsFirstCpu) {
+  const Finding* irq = find(judge(fixture::desktop(), {0, 1, 2, 3}), "irq affinity");
+  ASSERT_NE(irq, nullptr);
+  ASSERT_EQ(irq->level, Level::kWarn);
+  EXPECT_NE(irq->fix.find("do echo 0 > $i/smp_affinity_list"), std::string::npos) << irq->fix;
+  EXPECT_NE(irq->fix.find("# then measure with --cpus 1-3"), std::string::npos) << irq->fix;
 }
 
 // Each fix writes what the machine judged has: a sysctl the check read under /proc/sys, or a

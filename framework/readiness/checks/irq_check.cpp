@@ -21,6 +21,22 @@ bool in_use(const SysRoot& r, const std::string& irq) {
   return false;
 }
 
+// Interrupts to the CPUs not measured. When every CPU is measured, the first one is kept for
+// them and the rest measured; with one CPU there is nowhere else.
+std::string irq_fix(const std::vector<int>& online, const std::vector<int>& measured) {
+  if (online.size() < 2) return "";
+  std::vector<int> keep = missing(online, measured);
+  std::string then;
+  if (keep.empty()) {
+    keep = {online.front()};
+    then = "  # then measure with --cpus " + list(missing(online, keep));
+  }
+  const std::string k = list(keep);
+  return "for i in /proc/irq/[0-9]*; do echo " + k +
+         " > $i/smp_affinity_list; done 2>/dev/null; echo " + k +
+         " > /proc/irq/default_smp_affinity_list" + then;
+}
+
 void check_irqs(const Context& ctx, std::vector<Finding>& out) {
   const SysRoot& r = ctx.root;
   std::vector<std::string> on_measured;
@@ -36,9 +52,6 @@ void check_irqs(const Context& ctx, std::vector<Finding>& out) {
       on_measured.push_back(irq);
     }
   }
-  const std::vector<int> online = online_cpus(r);
-  const std::vector<int> housekeeping = missing(online, ctx.cpus);
-  const std::string keep = list(housekeeping.empty() ? online : housekeeping);
   if (on_measured.empty()) {
     add(out, "irq affinity", Level::kOk, "no device interrupt is routed to the measured CPUs", "",
         "measured CPUs " + list(ctx.cpus));
@@ -50,9 +63,7 @@ void check_irqs(const Context& ctx, std::vector<Finding>& out) {
     add(out, "irq affinity", Level::kWarn,
         std::to_string(on_measured.size()) +
             " device interrupts may run on the measured CPUs, between two samples",
-        "for i in /proc/irq/[0-9]*; do echo " + keep +
-            " > $i/smp_affinity_list; done 2>/dev/null; echo " + keep +
-            " > /proc/irq/default_smp_affinity_list",
+        irq_fix(online_cpus(r), ctx.cpus),
         "irqs " + names + (on_measured.size() > 8 ? ",..." : "") + " on CPUs " + list(ctx.cpus));
   }
   bool irqbalance = false;
