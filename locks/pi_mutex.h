@@ -89,24 +89,18 @@ class PiWord {
   PiWord& operator=(const PiWord&) = delete;
 
   // 0, EDEADLK, EOWNERDEAD (held), or another errno from FUTEX_LOCK_PI (not held).
-  // Every acquisition is sequentially consistent (a seq_cst CAS, or after the slow path a
-  // seq_cst RMW that leaves the word as it is): PiRwSem pairs a slot with its writer word
-  // Dekker-style, each side taking one word and then reading the other. On x86 the fast path
-  // costs nothing over acquire. (An RMW rather than a fence: ThreadSanitizer models no fences.)
   int lock(std::uint32_t me) noexcept {
     std::uint32_t seen = 0;
-    if (word_.compare_exchange_strong(seen, me, std::memory_order_seq_cst,
+    if (word_.compare_exchange_strong(seen, me, std::memory_order_acquire,
                                       std::memory_order_relaxed)) {
       return 0;
     }
-    const int rc = lock_slow(me, seen);
-    if (pi_held(rc)) word_.fetch_or(0, std::memory_order_seq_cst);
-    return rc;
+    return lock_slow(me, seen);
   }
 
   [[nodiscard]] bool try_lock(std::uint32_t me) noexcept {
     std::uint32_t expected = 0;
-    return word_.compare_exchange_strong(expected, me, std::memory_order_seq_cst,
+    return word_.compare_exchange_strong(expected, me, std::memory_order_acquire,
                                          std::memory_order_relaxed);
   }
 
@@ -127,10 +121,6 @@ class PiWord {
     return word_.load(std::memory_order_relaxed) & kFutexTidMask;
   }
   std::uint32_t raw() const noexcept { return word_.load(std::memory_order_relaxed); }
-  // The other side of the Dekker pairing above: whether the word is held, read after the
-  // caller's own acquisition of another word.
-  bool held_sc() const noexcept { return raw_sc() != 0; }
-  std::uint32_t raw_sc() const noexcept { return word_.load(std::memory_order_seq_cst); }
 
  private:
   int lock_slow(std::uint32_t me, std::uint32_t seen) noexcept {

@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD=${1:-build}
 REPS=${2:-3}
-PAIRS=${3:-3}
+PAIRS=${3:-5}
 WAKEUPS=${4:-80000}
 for b in bench_locks bench_measure rtgate; do
   [ -x "$BUILD/$b" ] || { echo "ratios.sh: no $BUILD/$b (build with benchmarks)" >&2; exit 2; }
