@@ -135,7 +135,8 @@ TEST(Readiness, MeasuringOutsideTheIsolatedCpusIsBad) {
 // Measuring every CPU leaves none for interrupts: the fix keeps the first for them and says to
 // measure the rest (moving them onto the measured CPUs themselves would change nothing).
 TEST(Readiness, InterruptsOfAMachineMeasuredWhollyGoToItsFirstCpu) {
-  const Finding* irq = find(judge(fixture::desktop(), {0, 1, 2, 3}), "irq affinity");
+  const std::vector<Finding> fs = judge(fixture::desktop(), {0, 1, 2, 3});
+  const Finding* irq = find(fs, "irq affinity");
   ASSERT_NE(irq, nullptr);
   ASSERT_EQ(irq->level, Level::kWarn);
   EXPECT_NE(irq->fix.find("do echo 0 > $i/smp_affinity_list"), std::string::npos) << irq->fix;
