@@ -6,8 +6,9 @@
 #      PTHREAD_PRIO_INHERIT mutex, PiRwSem write and read vs pthread_rwlock's;
 #   2. LatencyHistogram::record (bench_measure), the measured path's own cost;
 #   3. `rtgate run cyclic` against cyclictest: process CPU (user+sys) per wakeup at 100 us on one
-#      CPU, PAIRS interleaved pairs (cyclictest, rtgate, cyclictest, ...), WAKEUPS each; the
-#      ratio of the sums and the median of the pairs' ratios (a VM's pairs scatter by +-10%).
+#      CPU, PAIRS interleaved pairs (cyclictest first in odd pairs, rtgate first in even ones),
+#      WAKEUPS each; the ratio of the sums and the median of the pairs' ratios (a VM's pairs
+#      scatter by +-10%).
 #
 #   tests/bench/ratios.sh [BUILD_DIR] [REPS] [PAIRS] [WAKEUPS]
 # Needs root (SCHED_FIFO), cyclictest (rt-tests) and python3.
@@ -90,8 +91,12 @@ print(f"  {'pair':<6}{'cyclictest s':>13}{'wakeups':>9}{'rtgate s':>10}{'wakeups
 sum_ct = sum_rg = n_ct = n_rg = 0
 per_pair = []
 for i in range(1, pairs + 1):
-    c = cpu_of(ct)
-    r = cpu_of(rg)
+    # Alternate which runs first: the second of a pair ran slower or faster often enough to
+    # move the sum by a few percent, and alternating cancels that.
+    if i % 2:
+        c, r = cpu_of(ct), cpu_of(rg)
+    else:
+        r, c = cpu_of(rg), cpu_of(ct)
     cases = json.load(open(f"{work}/cyclic.json"))["suites"][0]["cases"]
     n = sum(m["summary"]["count"] for case in cases for m in case["metrics"]
             if m["name"] == "wakeup_latency")
