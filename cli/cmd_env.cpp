@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -82,8 +83,10 @@ int add_hwlat(const EnvOptions& o, const readiness::Context& ctx,
       .seconds = o.hwlat_seconds,
       .cpus = ctx.cpus,
       .threshold_us = o.hwlat_threshold_us,
-      .hypervisor =
-          ctx.root.read("/proc/cpuinfo").value_or("").find(" hypervisor") != std::string::npos};
+      // The clock check has judged it already: anything but ok is a VM.
+      .hypervisor = std::any_of(findings.begin(), findings.end(), [](const readiness::Finding& f) {
+        return f.item == "hypervisor" && f.level != readiness::Level::kOk;
+      })};
   std::fprintf(stderr, "rtgate env: hwlat for %g s on CPUs %s (CPUs spin with interrupts off)\n",
                h.seconds, text::format_cpu_list(h.cpus).c_str());
   bool unavailable = false;

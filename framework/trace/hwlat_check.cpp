@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <optional>
+#include <cstdlib>
 
 #include "base/text/cpu_list.h"
 #include "framework/measure/clock.h"
@@ -40,11 +40,8 @@ std::string evidence(const HwlatSummary& s) {
 
 // The threshold hwlat uses, in us: while it runs, tracing_thresh holds it.
 std::int64_t running_threshold() {
-  std::int64_t now = 0;
-  if (char* t = tracefs_instance_file_read(nullptr, "tracing_thresh", nullptr)) {
-    now = std::strtoll(t, nullptr, 10);
-    free(t);
-  }
+  const std::int64_t now =
+      std::atoll(KernelTracer::read_global("tracing_thresh").value_or("").c_str());
   return now > 0 ? now : kKernelDefaultThresholdUs;
 }
 

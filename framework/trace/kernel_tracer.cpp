@@ -49,6 +49,11 @@ std::string current_choice(const std::string& text) {
   return text.substr(open + 1, close - open - 1);
 }
 
+// Puts saved knob values back, the last written first.
+void write_back(const std::vector<std::pair<std::string, std::string>>& saved) {
+  for (auto it = saved.rbegin(); it != saved.rend(); ++it) write_top(it->first, it->second);
+}
+
 int collect_name(const char* name, void* out) {
   static_cast<std::vector<std::string>*>(out)->push_back(name);
   return 0;
@@ -70,6 +75,10 @@ std::vector<std::string> instances_running(const std::vector<std::string>& trace
     }
   }
   return out;
+}
+
+std::optional<std::string> KernelTracer::read_global(const std::string& file) {
+  return read_top(file);
 }
 
 std::string KernelTracer::unavailable(const std::string& tracer, const std::string& config_option) {
@@ -169,9 +178,7 @@ bool KernelTracer::write_knobs(const std::vector<std::pair<std::string, std::str
 void KernelTracer::stop_tracer() {
   if (!tracer_set_) return;
   // The running knobs first: the tracer's reset keeps what they hold now.
-  for (auto it = saved_running_.rbegin(); it != saved_running_.rend(); ++it) {
-    write_top(it->first, it->second);
-  }
+  write_back(saved_running_);
   saved_running_.clear();
   tracefs_instance_file_write(session_->instance(), "current_tracer", "nop");
   tracer_set_ = false;
@@ -181,7 +188,7 @@ KernelTracer::~KernelTracer() {
   if (session_) stop_tracer();
   // Restored in reverse order of writing, once the tracer's threads are gone (a write to
   // osnoise/cpus while the tracer runs restarts its threads).
-  for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) write_top(it->first, it->second);
+  write_back(saved_);
   if (tep_ != nullptr) tep_free(tep_);
   // session_ (the instance) goes last, as a member.
 }

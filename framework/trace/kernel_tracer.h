@@ -71,6 +71,9 @@ class KernelTracer {
   // "" when `tracer` can run here; else why not, one line: not root, no tracefs, or "the kernel
   // has no <tracer> tracer (<config_option>)". Creates nothing.
   static std::string unavailable(const std::string& tracer, const std::string& config_option);
+  // A file at tracefs' top (a global knob such as tracing_thresh), without trailing newlines;
+  // nullopt when unreadable.
+  static std::optional<std::string> read_global(const std::string& file);
 
   // The tracer running in its own instance, or nullptr and `why`.
   static std::unique_ptr<KernelTracer> start(const KernelTracerConfig& config, std::string* why);

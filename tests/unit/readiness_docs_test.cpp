@@ -12,13 +12,13 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
 
+#include "base/io/proc_files.h"
 #include "tests/unit/readiness_fixtures.h"
 
 namespace rtgate::readiness {
@@ -26,12 +26,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+// A document's text, "" when unreadable.
+std::string slurp(const fs::path& p) { return proc::read_file(p.string()).value_or(""); }
 
 struct KernelDocs {
   std::string version;
